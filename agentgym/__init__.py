@@ -1,0 +1,31 @@
+"""agentgym: Gymnasium environments for LLM agents with verifiable process and outcome rewards.
+
+>>> import gymnasium as gym
+>>> import agentgym
+>>> env = gym.make("agentgym/Sokoban-v0", size=6, boxes=1)
+>>> obs, info = env.reset(seed=42)
+>>> isinstance(obs, str)
+True
+"""
+
+from agentgym.actions import extract_action, format_action
+from agentgym.core import Outcome, TextEnv
+from agentgym.registry import ENVIRONMENTS, env_ids, register_all
+from agentgym.rewards import REWARD_MODES, combine_rewards
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ENVIRONMENTS",
+    "REWARD_MODES",
+    "Outcome",
+    "TextEnv",
+    "__version__",
+    "combine_rewards",
+    "env_ids",
+    "extract_action",
+    "format_action",
+    "register_all",
+]
+
+register_all()

@@ -1,0 +1,166 @@
+"""Chat rendering: the env's text observation as ``[system, user, ...]`` chat messages.
+
+The observation itself stays the env's text (so ``observation_space`` stays an honest
+:class:`gymnasium.spaces.Text`, and vector envs can batch it); the messages go in
+``info["messages"]``. They are built by one pure function, :func:`to_messages`, from values
+that are stored once and never recomputed, so a turn renders identically at every later step:
+
+* the system prompt (fixed per episode, read at ``reset``);
+* each past turn of :class:`~agentgym.wrappers.history.HistoryWindow` as a user message (the
+  observation the agent answered, with the feedback shown beside it) and an assistant message
+  (the agent's text exactly as sent);
+* the current observation, prefixed with the error of the last action when it was invalid.
+
+Compose it outermost: ``ChatObservation(HistoryWindow(ExtractAction(env)))`` (or use
+:func:`agentgym.wrappers.wrap_chat`).
+
+>>> to_messages("board: . .", system="Play.")
+[{'role': 'system', 'content': 'Play.'}, {'role': 'user', 'content': 'board: . .'}]
+>>> to_messages("board: X .", system="Play.", feedback="bad move")[-1]["content"]
+'Your last action was invalid: bad move\\n\\nboard: X .'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+
+__all__ = [
+    "ANSWER_FORMAT",
+    "ChatObservation",
+    "render_user",
+    "system_prompt_for",
+    "to_messages",
+]
+
+#: Appended to the generic system prompt of an env that does not write its own.
+ANSWER_FORMAT = (
+    "Think briefly if you need to, then answer with exactly one action inside <action>...</action>."
+)
+
+
+def system_prompt_for(env: gym.Env) -> str:
+    """The system prompt an env asks for, or a generic one built from its rules or id.
+
+    Looks, on ``env.unwrapped``, for a ``system_prompt()`` method (every
+    :class:`~agentgym.core.TextEnv` has one), then a non-empty ``rules`` string, then falls
+    back to the env id (or class name) plus the ``<action>`` answer format.
+
+    >>> import gymnasium as gym
+    >>> from gymnasium.envs.classic_control import CartPoleEnv
+    >>> system_prompt_for(CartPoleEnv()).splitlines()[0]
+    'You are playing CartPoleEnv.'
+    """
+    base = env.unwrapped
+    hook = getattr(base, "system_prompt", None)
+    if callable(hook):
+        prompt = hook()
+        if isinstance(prompt, str) and prompt.strip():
+            return prompt
+    rules = getattr(base, "rules", None)
+    if not isinstance(rules, str) or not rules.strip():
+        spec = getattr(env, "spec", None) or getattr(base, "spec", None)
+        name = spec.id if spec is not None else type(base).__name__
+        rules = f"You are playing {name}."
+    return f"{rules.strip()}\n\n{ANSWER_FORMAT}"
+
+
+def render_user(observation: str, feedback: str = "") -> str:
+    """The user message for an observation; ``feedback`` (an action error) goes first.
+
+    >>> render_user("grid", "")
+    'grid'
+    >>> render_user("grid", "no tag")
+    'Your last action was invalid: no tag\\n\\ngrid'
+    """
+    if feedback:
+        return f"Your last action was invalid: {feedback}\n\n{observation}"
+    return observation
+
+
+def to_messages(
+    observation: str,
+    *,
+    system: str,
+    history: Sequence[Mapping[str, Any]] = (),
+    feedback: str = "",
+) -> list[dict[str, str]]:
+    """Chat messages for the current observation after the given past turns.
+
+    ``history`` items are turns as found in ``info["history"]`` (keys ``observation``,
+    ``feedback`` and ``action``). The result alternates user/assistant after the system
+    message and always ends with a user message, as chat templates expect.
+
+    >>> turns = [{"observation": "o0", "feedback": "", "action": "<action>up</action>"}]
+    >>> [m["role"] for m in to_messages("o1", system="s", history=turns)]
+    ['system', 'user', 'assistant', 'user']
+    """
+    messages = [{"role": "system", "content": system}]
+    for turn in history:
+        messages.append(
+            {"role": "user", "content": render_user(turn["observation"], turn.get("feedback", ""))}
+        )
+        messages.append({"role": "assistant", "content": turn["action"]})
+    messages.append({"role": "user", "content": render_user(observation, feedback)})
+    return messages
+
+
+class ChatObservation(gym.Wrapper):
+    """Adds ``info["messages"]``: the observation (and any history) as chat messages.
+
+    The observation and ``observation_space`` are unchanged (text). The system prompt is the
+    ``system_prompt`` argument or :func:`system_prompt_for` of the env, read at each ``reset``
+    and fixed for the episode. When a :class:`~agentgym.wrappers.history.HistoryWindow` is
+    inside this wrapper, its ``info["history"]`` turns become alternating user/assistant
+    messages. With ``feedback=True`` (the default) the current and past user messages start
+    with the error of the action that led to them, so the model learns why a move failed.
+
+    >>> import gymnasium as gym
+    >>> import agentgym
+    >>> env = ChatObservation(gym.make("agentgym/TicTacToe-v0"))
+    >>> obs, info = env.reset(seed=0)
+    >>> [m["role"] for m in info["messages"]]
+    ['system', 'user']
+    >>> info["messages"][1]["content"] == obs
+    True
+    """
+
+    def __init__(
+        self, env: gym.Env, *, system_prompt: str | None = None, feedback: bool = True
+    ) -> None:
+        super().__init__(env)
+        if system_prompt is not None and not isinstance(system_prompt, str):
+            raise TypeError(f"system_prompt must be a str or None, got {type(system_prompt)}")
+        self._fixed_prompt = system_prompt
+        self._feedback = bool(feedback)
+        self._system: str | None = None
+
+    @property
+    def system(self) -> str:
+        """The system prompt of the current episode (computed now if not reset yet)."""
+        if self._system is None:
+            return self._fixed_prompt or system_prompt_for(self.env)
+        return self._system
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        # Read after the inner reset: a family may tailor its rules to the episode's kwargs.
+        self._system = self._fixed_prompt or system_prompt_for(self.env)
+        info["messages"] = self._messages(obs, info)
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info["messages"] = self._messages(obs, info)
+        return obs, reward, terminated, truncated, info
+
+    def _messages(self, obs: Any, info: dict[str, Any]) -> list[dict[str, str]]:
+        history = info.get("history", ())
+        if not self._feedback:
+            history = [{**turn, "feedback": ""} for turn in history]
+        feedback = str(info.get("action_error", "") or "") if self._feedback else ""
+        return to_messages(str(obs), system=self.system, history=history, feedback=feedback)

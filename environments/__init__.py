@@ -1,0 +1,1 @@
+"""Env families, installed as ``agentgym.environments``."""

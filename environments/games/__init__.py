@@ -1,0 +1,1 @@
+"""Games with oracle process verifiers: Sokoban, Sudoku, Minesweeper, Tic-tac-toe."""

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The main job: set up, list the environments, and evaluate the oracle and random agents on
+# every game. Results with per-episode step traces land in results/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh dev
+episodes="${EPISODES:-50}"
+.venv/bin/agentgym list
+for env_id in agentgym/Sokoban-v0 agentgym/Sudoku-v0 agentgym/Minesweeper-v0 agentgym/TicTacToe-v0; do
+    name="${env_id#agentgym/}"
+    for agent in oracle random; do
+        .venv/bin/agentgym eval "$env_id" --agent "$agent" --episodes "$episodes" --seed 0 \
+            --out "results/${name%-v0}-${agent}.json"
+    done
+done
+echo "Results with step traces: results/*.json. Play a game yourself:"
+echo "  .venv/bin/agentgym play agentgym/Sudoku-v0 --seed 3"

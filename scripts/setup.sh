@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Create .venv (Python >= 3.11) and install agentgym editable with the extras in $1
+# (default "dev"). Safe to re-run: an up-to-date venv costs a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="${1:-dev}"
+python="${PYTHON:-python3}"
+
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "agentgym needs Python >= 3.11; $python is $("$python" --version 2>&1)" >&2
+    exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+    echo "creating .venv with $("$python" --version)"
+    "$python" -m venv .venv
+    .venv/bin/python -m pip install --quiet --upgrade pip
+fi
+echo "installing agentgym[$extras] into .venv"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[$extras]"

@@ -1,0 +1,351 @@
+"""The env contract, checked on every registered id and its variants.
+
+A new env family gets all of this by adding its entry to ``agentgym.registry.ENVIRONMENTS``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import agentgym
+from agentgym.agents import make_agent
+
+CASES = [
+    pytest.param(entry.id, kwargs, id=f"{entry.id.split('/')[1]}{'-' if kwargs else ''}"
+                 + "-".join(f"{k}={v}" for k, v in kwargs.items()))
+    for entry in agentgym.ENVIRONMENTS
+    for kwargs in ({}, *entry.variants)
+]
+INFO_TYPES = {
+    "valid_action": bool,
+    "action_error": str,
+    "available_actions": list,
+    "reward_components": dict,
+    "success": bool,
+    "verifier": dict,
+}
+
+
+def make(env_id: str, kwargs: dict, **extra) -> gym.Env:
+    return gym.make(env_id, **kwargs, **extra)
+
+
+def check_info(info: dict) -> None:
+    for key, kind in INFO_TYPES.items():
+        assert key in info, f"info lacks {key!r}"
+        assert isinstance(info[key], kind), f"info[{key!r}] is {type(info[key]).__name__}"
+    assert info["valid_action"] == (info["action_error"] == "")
+    assert {"process", "outcome"} <= set(info["reward_components"])
+    assert all(isinstance(v, float) for v in info["reward_components"].values())
+    assert set(info["verifier"]) >= {"name", "version"}
+    assert all(isinstance(a, str) for a in info["available_actions"])
+    json.dumps(info)  # servable over HTTP as it is
+
+
+def random_rollout(env: gym.Env, seed: int, steps: int) -> list[tuple]:
+    """(action, obs, reward, terminated, info-json) for up to ``steps`` random-agent steps."""
+    agent = make_agent("random")
+    obs, info = env.reset(seed=seed)
+    agent.reset(env, seed=seed)
+    out = []
+    for _ in range(steps):
+        action = agent.act(obs, info)
+        obs, reward, terminated, truncated, info = env.step(action)
+        out.append((action, obs, reward, terminated, json.dumps(info, sort_keys=True)))
+        if terminated or truncated:
+            break
+    return out
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_gymnasium_env_checker_passes(env_id, kwargs):
+    env = make(env_id, kwargs, render_mode="ansi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a checker warning is a failure here
+        check_env(env.unwrapped, skip_render_check=False)
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_reset_and_step_info_keys_and_types(env_id, kwargs):
+    env = make(env_id, kwargs)
+    obs, info = env.reset(seed=1)
+    assert isinstance(obs, str) and obs
+    assert env.observation_space.contains(obs)
+    check_info(info)
+    assert info["available_actions"], "a fresh episode offers actions"
+    for _, obs, reward, _terminated, info_json in random_rollout(env, seed=1, steps=50):
+        assert env.observation_space.contains(obs)
+        assert isinstance(reward, float)
+        check_info(json.loads(info_json))
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_same_seed_same_episode_in_another_process(env_id, kwargs):
+    env = make(env_id, kwargs)
+    here = random_rollout(env, seed=7, steps=10)
+    first_obs, _ = env.reset(seed=7)
+    env.close()
+    script = (
+        "import json, sys, gymnasium as gym, agentgym\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from test_conformance import random_rollout\n"
+        f"env = gym.make({env_id!r}, **json.loads({json.dumps(kwargs)!r}))\n"
+        "obs, _ = env.reset(seed=7)\n"
+        "print(json.dumps([obs, random_rollout(env, seed=7, steps=10)]))\n"
+    )
+    for hash_seed in ("1", "2"):  # string hashing differs per process; output must not
+        proc = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        )
+        there_obs, there = json.loads(proc.stdout)
+        assert there_obs == first_obs
+        assert [list(step) for step in here] == there
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_different_seeds_give_different_episodes(env_id, kwargs):
+    env = make(env_id, kwargs)
+    rollouts = {json.dumps(random_rollout(env, seed=s, steps=5)) for s in range(8)}
+    firsts = {env.reset(seed=s)[0] for s in range(8)}
+    env.close()
+    assert len(rollouts) > 1 and (len(firsts) > 1 or len(rollouts) > 4)
+
+
+GARBAGE = st.one_of(
+    st.just(""),
+    st.just(" \n\t "),
+    st.just("x" * 100_000),
+    st.just("<action></action>"),
+    st.just("<action>"),
+    st.text(alphabet=st.characters(min_codepoint=0x80), min_size=1, max_size=50),
+)
+ANY_TEXT = st.one_of(GARBAGE, st.text(max_size=200))
+
+
+def near_miss(valid: str, data: st.DataObject) -> str:
+    """A valid action with one character inserted, deleted or replaced."""
+    i = data.draw(st.integers(0, len(valid)))
+    kind = data.draw(st.sampled_from(["insert", "delete", "replace", "digits"]))
+    ch = data.draw(st.characters(codec="utf-8"))
+    if kind == "insert":
+        return valid[:i] + ch + valid[i:]
+    if kind == "delete":
+        return valid[:i] + valid[i + 1 :]
+    if kind == "replace":
+        return valid[:i] + ch + valid[i + 1 :]
+    return "".join("99" if c.isdigit() else c for c in valid)
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_fuzzed_actions_never_raise(env_id, kwargs):
+    env = make(env_id, kwargs)
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def check(data):
+        obs, info = env.reset(seed=data.draw(st.integers(0, 3)))
+        # Take a few real steps first so fuzzing also hits mid-episode states.
+        for _ in range(data.draw(st.integers(0, 3))):
+            if not info["available_actions"]:
+                break
+            obs, _, terminated, truncated, info = env.step(info["available_actions"][0])
+            if terminated or truncated:
+                obs, info = env.reset(seed=0)
+        if data.draw(st.booleans()) and info["available_actions"]:
+            action = near_miss(data.draw(st.sampled_from(info["available_actions"])), data)
+            garbage = False
+        else:
+            action = data.draw(GARBAGE if data.draw(st.booleans()) else ANY_TEXT)
+            garbage = True
+        obs, reward, terminated, truncated, info = env.step(action)
+        check_info(info)
+        assert isinstance(obs, str) and obs
+        if garbage and action in {"", " \n\t ", "x" * 100_000, "<action></action>", "<action>"}:
+            assert info["valid_action"] is False
+        if not info["valid_action"]:
+            assert info["action_error"].strip()
+            assert info["invalid_actions"] >= 1
+
+    check()
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_non_string_actions_are_invalid_not_errors(env_id, kwargs):
+    env = make(env_id, kwargs).unwrapped  # the passive checker would warn about the type
+    env.reset(seed=0)
+    for bad in (None, 3, b"up", ["up"]):
+        *_, info = env.step(bad)
+        assert info["valid_action"] is False and "string" in info["action_error"]
+        env.reset(seed=0)
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_get_state_set_state_replays_identically(env_id, kwargs):
+    env = make(env_id, kwargs)
+    obs, info = env.reset(seed=3)
+    for _ in range(2):  # an oracle prefix reaches mid-episode without ending it
+        obs, _, terminated, truncated, info = env.step(env.unwrapped.oracle_actions()[0])
+        assert not (terminated or truncated), "pick a seed whose episode outlasts the prefix"
+    snapshot = env.unwrapped.get_state()
+    rng = np.random.default_rng(0)
+    first, actions = [], []
+    for _ in range(30):
+        legal = info["available_actions"]
+        action = legal[int(rng.integers(len(legal)))] if legal else "noop"
+        actions.append(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        first.append((obs, reward, terminated, truncated, json.dumps(info, sort_keys=True)))
+        if terminated or truncated:
+            break
+
+    def replay(target: gym.Env) -> list[tuple]:
+        target.unwrapped.set_state(snapshot)
+        out = []
+        for action in actions:
+            obs, reward, terminated, truncated, info = target.step(action)
+            out.append((obs, reward, terminated, truncated, json.dumps(info, sort_keys=True)))
+        return out
+
+    assert replay(env) == first
+    fresh = make(env_id, kwargs).unwrapped  # a snapshot also restores into a new instance
+    assert replay(fresh) == first
+    fresh.close()
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_set_state_rejects_foreign_bytes(env_id, kwargs):
+    env = make(env_id, kwargs).unwrapped
+    env.reset(seed=0)
+    for bad in (b"", b"not json", b'{"env": "SomethingElse"}', b"[1, 2]"):
+        with pytest.raises(ValueError):
+            env.set_state(bad)
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_score_actions_matches_step_and_leaves_state_unchanged(env_id, kwargs):
+    env = make(env_id, kwargs).unwrapped
+    obs, info = env.reset(seed=5)
+    for _ in range(4):
+        legal = info["available_actions"]
+        candidates = [*legal[:12], "certainly not an action", ""]
+        before = env.get_state()
+        scores = env.score_actions(candidates)
+        assert env.get_state() == before
+        assert env.render() == obs or env.render() is None
+        assert len(scores) == len(candidates) and all(isinstance(s, float) for s in scores)
+        for action, score in zip(candidates, scores, strict=True):
+            env.set_state(before)
+            *_, step_info = env.step(action)
+            assert step_info["reward_components"]["process"] == pytest.approx(score), action
+        env.set_state(before)
+        if not legal:
+            break
+        obs, _, terminated, truncated, info = env.step(env.oracle_actions()[0])
+        if terminated or truncated:
+            break
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_oracle_actions_are_legal_and_top_scored(env_id, kwargs):
+    env = make(env_id, kwargs).unwrapped
+    _, info = env.reset(seed=11)
+    for _ in range(6):
+        best = env.oracle_actions()
+        assert best and set(best) <= set(info["available_actions"])
+        all_scores = env.score_actions(info["available_actions"])
+        assert env.score_actions(best[:1])[0] == pytest.approx(max(all_scores))
+        _, _, terminated, truncated, info = env.step(best[0])
+        assert info["valid_action"]
+        if terminated or truncated:
+            break
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+@pytest.mark.parametrize("mode", agentgym.REWARD_MODES)
+def test_reward_modes_read_the_same_components(env_id, kwargs, mode):
+    env = make(env_id, kwargs, reward_mode=mode)
+    for _, _, reward, _, info_json in random_rollout(env, seed=2, steps=20):
+        parts = json.loads(info_json)["reward_components"]
+        assert reward == pytest.approx(agentgym.combine_rewards(parts, mode))
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_random_episodes_end_and_report_success_only_at_the_end(env_id, kwargs):
+    env = make(env_id, kwargs)
+    for seed in range(3):
+        steps = random_rollout(env, seed=seed, steps=2_000)
+        assert steps[-1][3], "an episode must end by itself (step budget)"
+        for *_, _terminated, info_json in steps[:-1]:
+            assert json.loads(info_json)["success"] is False
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_step_after_the_end_is_answered_not_raised(env_id, kwargs):
+    env = make(env_id, kwargs).unwrapped
+    random_rollout(env, seed=0, steps=2_000)
+    obs, reward, terminated, truncated, info = env.step("anything")
+    assert terminated and reward == 0.0 and not info["valid_action"]
+    assert "reset" in info["action_error"]
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", agentgym.env_ids())
+def test_bad_seeds_and_reward_modes_are_refused(env_id):
+    env = gym.make(env_id)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        env.reset(seed="3")
+    with pytest.raises(TypeError, match="seed must be an int"):
+        env.reset(seed=1.5)
+    with pytest.raises(ValueError, match="non-negative"):
+        env.reset(seed=-1)
+    with pytest.raises(ValueError, match="reward_mode"):
+        gym.make(env_id, reward_mode="sometimes")
+    with pytest.raises(gym.error.ResetNeeded):
+        gym.make(env_id).step("x")
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", agentgym.env_ids())
+def test_close_is_idempotent(env_id):
+    env = gym.make(env_id)
+    env.close()
+    env.close()
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    env.close()
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", agentgym.env_ids())
+def test_system_prompt_states_rules_and_action_format(env_id):
+    env = gym.make(env_id).unwrapped
+    prompt = env.system_prompt()
+    assert env.rules.strip(), "every env explains its rules to an LLM"
+    assert "<action>" in prompt
+    env.close()

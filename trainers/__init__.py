@@ -1,0 +1,1 @@
+"""Reference trainers, installed as ``agentgym.trainers`` (filled by a later issue)."""
