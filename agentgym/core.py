@@ -112,7 +112,15 @@ class TextEnv(gym.Env[str, str]):
     max_observation_length: ClassVar[int] = 8192
     max_action_length: ClassVar[int] = 1024
 
-    def __init__(self, *, reward_mode: str = "both", render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        reward_mode: str = "both",
+        render_mode: str | None = None,
+        score_process: bool = True,
+    ) -> None:
+        if not isinstance(score_process, bool):
+            raise ValueError(f"score_process must be True or False, got {score_process!r}")
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -121,6 +129,10 @@ class TextEnv(gym.Env[str, str]):
                 f"got {render_mode!r}"
             )
         self.reward_mode = reward_mode
+        #: False skips the verifier's per-step scoring where the game's dynamics allow (for
+        #: outcome-only throughput); ``reward_components["process"]`` is then 0.0. Families read
+        #: it in ``_apply`` to skip work; the dynamics must not depend on it.
+        self.score_process = score_process
         self.render_mode = render_mode
         self.observation_space = spaces.Text(
             max_length=self.max_observation_length, min_length=1, charset=TEXT_CHARSET
@@ -129,6 +141,7 @@ class TextEnv(gym.Env[str, str]):
             max_length=self.max_action_length, min_length=0, charset=TEXT_CHARSET
         )
         self._started = False
+        self._episode_seed: int | None = None
         self._done = False
         self._steps = 0
         self._invalid = 0
@@ -140,6 +153,7 @@ class TextEnv(gym.Env[str, str]):
     ) -> tuple[str, dict[str, Any]]:
         seed = check_seed(seed)
         super().reset(seed=seed)
+        self._episode_seed = seed
         self._new_episode(self.np_random, dict(options or {}))
         self._started = True
         self._done = False
@@ -172,6 +186,8 @@ class TextEnv(gym.Env[str, str]):
         else:
             out = self._apply(move)
         self._done = out.terminated
+        if not self.score_process:
+            out.process = 0.0
         components = self._components(out)
         reward = combine_rewards(components, self.reward_mode)
         info = self._info(out, valid=move is not None, error=error, components=components)
@@ -220,7 +236,8 @@ class TextEnv(gym.Env[str, str]):
     def score_actions(self, actions: list[str]) -> list[float]:
         """Process reward each action would earn from the current state; the state is unchanged.
 
-        Unparseable or illegal actions score what :meth:`step` would give them.
+        Unparseable or illegal actions score what :meth:`step` would give them. The oracle is
+        consulted even when ``score_process`` is False: this is an explicit request.
         """
         self._require_started()
         if self._done:
@@ -253,6 +270,15 @@ class TextEnv(gym.Env[str, str]):
             f"{rules}\n\nThink briefly if you need to, then answer with exactly one action "
             "inside <action>...</action>."
         )
+
+    @property
+    def episode_seed(self) -> int | None:
+        """The seed given to the last ``reset`` (None when it was reset without one).
+
+        Families whose episodes index a fixed task list (WebShop's goals) map it to a task, so
+        seeds ``0..n-1`` play tasks ``0..n-1``; everything else draws from ``np_random``.
+        """
+        return self._episode_seed
 
     @property
     def steps(self) -> int:
@@ -295,9 +321,12 @@ class TextEnv(gym.Env[str, str]):
 
     def _score(self, move: Any, snapshot: bytes) -> float:
         """Oracle score of a legal move; the default applies it and restores ``snapshot``."""
-        out = self._apply(move)
-        self.set_state(snapshot)
-        return out.process
+        scoring, self.score_process = self.score_process, True
+        try:
+            return self._apply(move).process
+        finally:
+            self.score_process = scoring
+            self.set_state(snapshot)
 
     # ------------------------------------------------------------------ helpers
     def _interpret(self, action: Any) -> tuple[Any, str]:
@@ -328,7 +357,11 @@ class TextEnv(gym.Env[str, str]):
             "available_actions": list(self._legal_actions() or []),
             "reward_components": components,
             "success": bool(out.success) if out.terminated else False,
-            "verifier": {"name": self.verifier_name, "version": self.verifier_version},
+            "verifier": {
+                "name": self.verifier_name,
+                "version": self.verifier_version,
+                "process_scored": self.score_process,
+            },
             "invalid_actions": self._invalid,
             "step": self._steps,
         }

@@ -59,6 +59,18 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
         "beat a built-in opponent; minimax oracle (kwargs: opponent)",
         variants=({"opponent": "random"},),
     ),
+    EnvEntry(
+        "agentgym/WebShop-v0",
+        "agentgym.environments.webshop.env:WebShopEnv",
+        "webshop",
+        "buy the product an instruction asks for; WebShop reward + potential-based process "
+        "reward (kwargs: mode=text|browser, split, num_products, max_steps, gamma)",
+        variants=(
+            {"num_products": 2000, "split": "train"},
+            {"num_products": 2000, "gamma": 0.9, "max_steps": 8},
+            {"mode": "browser", "num_products": 2000},
+        ),
+    ),
 )
 
 __all__ = ["ENVIRONMENTS", "EnvEntry", "env_ids", "register_all"]

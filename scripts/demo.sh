@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The main job: set up, list the environments, and evaluate the oracle and random agents on
-# every game. Results with per-episode step traces land in results/.
+# every game and the oracle, rule and random agents on WebShop's 500 test goals. Results with
+# per-episode step traces land in results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
-episodes="${EPISODES:-50}"
+episodes="${EPISODES:-100}"
 .venv/bin/agentgym list
 for env_id in agentgym/Sokoban-v0 agentgym/Sudoku-v0 agentgym/Minesweeper-v0 agentgym/TicTacToe-v0; do
     name="${env_id#agentgym/}"
@@ -12,6 +13,11 @@ for env_id in agentgym/Sokoban-v0 agentgym/Sudoku-v0 agentgym/Minesweeper-v0 age
         .venv/bin/agentgym eval "$env_id" --agent "$agent" --episodes "$episodes" --seed 0 \
             --out "results/${name%-v0}-${agent}.json"
     done
+done
+# Seeds 0..499 play WebShop's test goals 0..499 once each (the catalog is built on first use).
+for agent in oracle webshop-rule random; do
+    .venv/bin/agentgym eval agentgym/WebShop-v0 --agent "$agent" --episodes 500 --seed 0 \
+        --out "results/WebShop-${agent}.json"
 done
 echo "Results with step traces: results/*.json. Play a game yourself:"
 echo "  .venv/bin/agentgym play agentgym/Sudoku-v0 --seed 3"

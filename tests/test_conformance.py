@@ -295,6 +295,32 @@ def test_reward_modes_read_the_same_components(env_id, kwargs, mode):
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_skipping_process_scoring_leaves_the_game_unchanged(env_id, kwargs):
+    scored = make(env_id, kwargs)
+    fast = make(env_id, kwargs, score_process=False)
+    for seed in range(3):
+        a = random_rollout(scored, seed=seed, steps=200)
+        b = random_rollout(fast, seed=seed, steps=200)
+        assert [(act, obs, term) for act, obs, _, term, _ in a] == [
+            (act, obs, term) for act, obs, _, term, _ in b
+        ]
+        for (*_, info_a), (*_, info_b) in zip(a, b, strict=True):
+            info_a, info_b = json.loads(info_a), json.loads(info_b)
+            assert info_b["reward_components"]["process"] == 0.0
+            assert info_b["verifier"]["process_scored"] is False
+            assert info_a["reward_components"]["outcome"] == info_b["reward_components"]["outcome"]
+            assert info_a["success"] == info_b["success"]
+            assert info_a["valid_action"] == info_b["valid_action"]
+    # An explicit request for scores still consults the oracle.
+    obs, info = fast.reset(seed=0)
+    scored.reset(seed=0)
+    actions = info["available_actions"][:5]
+    assert fast.unwrapped.score_actions(actions) == scored.unwrapped.score_actions(actions)
+    scored.close()
+    fast.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
 def test_random_episodes_end_and_report_success_only_at_the_end(env_id, kwargs):
     env = make(env_id, kwargs)
     for seed in range(3):

@@ -67,7 +67,7 @@ def test_step_fills_every_info_key_and_combines_rewards():
         "distance": float(start - 1),
     }
     assert reward == info["reward_components"]["process"] + info["reward_components"]["outcome"]
-    assert info["verifier"] == {"name": "walk", "version": "1"}
+    assert info["verifier"] == {"name": "walk", "version": "1", "process_scored": True}
     assert info["available_actions"] == ["dec", "inc"]
     assert truncated is False
 
@@ -99,6 +99,20 @@ def test_reward_mode_selects_components():
         assert env.step("dec")[1] == expected
     with pytest.raises(ValueError, match="reward_mode must be one of"):
         Walk(reward_mode="all")
+
+
+def test_score_process_false_zeroes_the_process_part_but_not_the_oracle():
+    env = Walk(score_process=False)
+    env.reset(seed=0)
+    env.pos = 3
+    assert env.score_actions(["dec", "inc"]) == [1.0, -1.0]
+    _, reward, _, _, info = env.step("dec")
+    assert reward == 0.0 and info["reward_components"]["process"] == 0.0
+    assert info["verifier"]["process_scored"] is False
+    env.pos = 1
+    assert env.step("dec")[1] == 1.0  # the outcome is still paid
+    with pytest.raises(ValueError, match="score_process"):
+        Walk(score_process="no")
 
 
 def test_success_is_only_reported_at_the_end():

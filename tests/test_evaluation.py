@@ -15,7 +15,7 @@ from agentgym.evaluation import evaluate, observation_digest, run_episode
 
 
 def test_agent_registry_and_unknown_names():
-    assert agent_names() == ["oracle", "random"]
+    assert agent_names() == ["oracle", "random", "webshop-rule"]
     assert isinstance(make_agent("oracle"), Agent)
     with pytest.raises(ValueError, match="choose from"):
         make_agent("genius")

@@ -2,7 +2,7 @@
 
 >>> from agentgym.agents import make_agent, agent_names
 >>> agent_names()
-['oracle', 'random']
+['oracle', 'random', 'webshop-rule']
 """
 
 from __future__ import annotations
@@ -36,3 +36,8 @@ def make_agent(name: str) -> Agent:
         return _AGENTS[name]()
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; choose from {agent_names()}") from None
+
+
+# Family agents register themselves on import; importing them here makes their names known to
+# `agentgym eval --agent` before any env is made. Kept light: no catalog or browser is loaded.
+import agentgym.environments.webshop.agents  # noqa: E402, F401

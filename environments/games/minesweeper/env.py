@@ -17,7 +17,10 @@ cell, flag on a flag)                                                ``info``
 ==========================================================  =======  =======================
 
 Revealing a mine ends the episode (outcome 0). Revealing every safe cell wins (outcome 1).
-Running out of steps (invalid actions included) ends it with outcome 0.
+Running out of steps (invalid actions included) ends it with outcome 0. If counting a
+frontier component would cost more than ``posterior_budget``, that step is scored with local
+deduction instead (certain cells still exact, the rest at the leftover mine density) and
+``info["oracle_degraded"]`` is True.
 
 The board is fair by construction: the mines are placed from the episode generator at the
 first reveal, outside that cell and (when the board has room) its neighbours, so the first
@@ -46,8 +49,8 @@ from agentgym.core import Outcome, TextEnv, check_range
 from .logic import (
     DEFAULT_POSTERIOR_BUDGET,
     Posterior,
+    PosteriorSolver,
     flood_reveal,
-    mine_posterior,
     neighbour_counts,
     place_mines,
 )
@@ -63,23 +66,35 @@ _NUMBER = re.compile(r"[0-9]+")
 _FORMAT = "use 'reveal ROW COL' or 'flag ROW COL' with 1-based numbers, e.g. 'reveal 2 3'"
 
 _PLAYING = "playing"
+_LEGEND = (
+    "Legend: # hidden, F flagged, . revealed with no mine around it, 1-8 revealed "
+    "with that many mines among its 8 neighbours, * mine (shown when the game ends)."
+)
+_PLAYING_LINE = (
+    "Reveal every cell without a mine. Actions: 'reveal ROW COL' opens a cell, "
+    "'flag ROW COL' marks a cell you are certain is a mine (a wrong flag ends the "
+    "game). Rows and columns count from 1. Answer like <action>reveal 2 3</action>."
+)
 
 
 class MinesweeperEnv(TextEnv):
     """Clear a Minesweeper board; each action is scored by the exact mine posterior.
 
-    Keyword arguments: ``rows`` and ``cols`` (3..16, default 5), ``mines`` (1..rows*cols-9,
-    at least 1; default 5), ``max_steps`` (default ``2 * rows * cols``), ``posterior_budget``
-    (search nodes per frontier component before the oracle degrades to local deduction),
-    ``reward_mode`` and ``render_mode``.
+    Arguments: ``rows`` and ``cols`` (3..16, default 5), ``mines`` (1..rows*cols-9; a 3x3
+    board allows 1; default 5), ``max_steps`` (1..100000, default ``2 * rows * cols``),
+    ``posterior_budget`` (work per frontier component before the oracle degrades to local
+    deduction, default 200000), and the keyword-only ``reward_mode``, ``render_mode`` and
+    ``score_process`` (False skips the posterior on reveals; flags still need it, since a flag
+    on a cell that is not certainly a mine ends the game).
 
     Actions (1-based, case-insensitive): ``reveal R C`` and ``flag R C``; ``r``/``open`` and
     ``f``/``mark`` are accepted as verbs, as are commas, parentheses and ``row``/``col``
     words (``reveal (3, 4)``, ``R 3 4``, ``flag row 2 col 5``).
 
-    ``info`` extras on every step: ``oracle_degraded`` (the posterior that scored this step
-    came from local deduction), ``safe_cells_left`` and ``p_mine`` (P(mine) of the acted cell
-    before the action; ``None`` for invalid actions).
+    ``info`` extras on reset and every step: ``oracle_degraded`` (the posterior used this
+    step came from local deduction), ``safe_cells_left`` and ``p_mine`` (P(mine) of the acted
+    cell before the action; ``None`` on reset, for invalid actions, and for reveals when
+    ``score_process`` is False).
 
     >>> env = MinesweeperEnv(rows=4, cols=4, mines=3)
     >>> obs, info = env.reset(seed=1)
@@ -91,19 +106,33 @@ class MinesweeperEnv(TextEnv):
 
     verifier_name: ClassVar[str] = "minesweeper-exact-posterior"
     verifier_version: ClassVar[str] = "1"
+    rules: ClassVar[str] = (
+        "You play Minesweeper on a grid of hidden cells, some of which hide mines. Reveal "
+        "every cell that is not a mine. A revealed cell shows how many of its 8 neighbours "
+        "are mines ('.' for none); revealing a cell with no mine around it also opens its "
+        "neighbours. The first reveal is always safe. 'reveal ROW COL' opens a cell (rows and "
+        "columns count from 1); revealing a mine ends the game. 'flag ROW COL' marks a cell "
+        "you can prove is a mine; flagging a cell that is not certainly a mine ends the game. "
+        "Revealing cells that are certainly safe earns the most reward; when none is, reveal "
+        "the cell least likely to be a mine. Answer with one action, e.g. "
+        "<action>reveal 2 3</action>."
+    )
 
     def __init__(
         self,
-        *,
         rows: int = 5,
         cols: int = 5,
         mines: int = 5,
         max_steps: int | None = None,
         posterior_budget: int = DEFAULT_POSTERIOR_BUDGET,
+        *,
         reward_mode: str = "both",
         render_mode: str | None = None,
+        score_process: bool = True,
     ) -> None:
-        super().__init__(reward_mode=reward_mode, render_mode=render_mode)
+        super().__init__(
+            reward_mode=reward_mode, render_mode=render_mode, score_process=score_process
+        )
         self.rows = check_range("rows", rows, 3, 16)
         self.cols = check_range("cols", cols, 3, 16)
         # Leaving 9 cells free lets the first reveal's 3x3 neighbourhood stay clear; a 3x3
@@ -115,6 +144,82 @@ class MinesweeperEnv(TextEnv):
         )
         self.posterior_budget = check_range("posterior_budget", posterior_budget, 1, 10**9)
         self._n = n
+        # Everything that depends only on the board size is built once: action strings (and
+        # the exact-match table the parser tries first), the row of each cell, and the pieces
+        # of the observation.
+        cells = [(i, i // self.cols + 1, i % self.cols + 1) for i in range(n)]
+        self._reveal_text = [f"reveal {r} {c}" for _, r, c in cells]
+        self._flag_text = [f"flag {r} {c}" for _, r, c in cells]
+        self._canonical: dict[str, tuple[str, int]] = {}
+        for i in range(n):
+            self._canonical[self._reveal_text[i]] = ("reveal", i)
+            self._canonical[self._flag_text[i]] = ("flag", i)
+        self._row_of = [i // self.cols for i in range(n)]
+        width = len(str(self.cols)) + 1
+        label = len(str(self.rows))
+        self._title = f"Minesweeper {self.rows}x{self.cols} with {self.mines} mines. Flags placed: "
+        self._col_header = " " * (label + 1) + "".join(
+            str(c + 1).rjust(width) for c in range(self.cols)
+        )
+        self._row_label = [str(r + 1).rjust(label) + " " for r in range(self.rows)]
+        self._number_sym = [(str(k) if k else ".").rjust(width) for k in range(9)]
+        self._hidden_sym = "#".rjust(width)
+        self._flag_sym = "F".rjust(width)
+        self._mine_sym = "*".rjust(width)
+        self._clear_board()
+
+    # ------------------------------------------------------------------ oracle API
+    def oracle_actions(self) -> list[str]:
+        """Every legal action with the top score, in :meth:`_legal_actions` order.
+
+        Certain-safe reveals (+2) when there are any; otherwise certain-mine flags and the
+        lowest-P reveals (+1 each).
+        """
+        self._require_started()
+        if self._done or self._status != _PLAYING or not self._open_reveal:
+            return []
+        if self._solver is None:
+            return list(self._open_reveal.values())  # before the first reveal all are safe
+        post = self._solver.posterior()
+        nums = post.numerators
+        low = min(nums[i] for i in self._open_reveal)  # type: ignore[type-var]
+        best = [text for i, text in self._open_reveal.items() if nums[i] == low]
+        if low == 0:
+            return best
+        den = post.denominator
+        return best + [text for i, text in self._open_flag.items() if nums[i] == den]
+
+    def score_actions(self, actions: list[str]) -> list[float]:
+        """Process reward each action would earn from the current state; the state is unchanged.
+
+        Same scores as :meth:`TextEnv.score_actions`, read from the posterior cached for this
+        state instead of snapshot-and-restore: parsing changes nothing, and an invalid action
+        always scores 0.
+        """
+        self._require_started()
+        if self._done:
+            return [0.0 for _ in actions]
+        scores = []
+        for action in actions:
+            move, _ = self._interpret(action)
+            scores.append(0.0 if move is None else float(self._judge(*move)[0]))
+        return scores
+
+    def posterior(self) -> Posterior:
+        """The oracle's P(mine) for every cell in the current state (all 0 before the first
+        reveal, which is always safe)."""
+        self._require_started()
+        if self._solver is None:
+            return Posterior((0,) * self._n, 1, False)
+        return self._solver.posterior()
+
+    # ------------------------------------------------------------------ hooks
+    def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
+        # Nothing is drawn yet: the mines are placed at the first reveal, from this same rng.
+        self._clear_board()
+
+    def _clear_board(self) -> None:
+        n = self._n
         self._placed = False
         self._mine_cells: list[int] = []
         self._is_mine = [False] * n
@@ -123,98 +228,30 @@ class MinesweeperEnv(TextEnv):
         self._flags = [False] * n
         self._status = _PLAYING
         self._last_cell = -1
-        self._cache: tuple[Posterior, bool, int] | None = None
+        self._rebuild_caches()
 
-    # ------------------------------------------------------------------ Gymnasium API
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any]]:
-        obs, info = super().reset(seed=seed, options=options)
+    def _reset_info(self) -> dict[str, Any]:
         # Same extras as every step, so a consumer can read them without a key check.
-        info.update(oracle_degraded=False, safe_cells_left=self._safe_left(), p_mine=None)
-        return obs, info
-
-    def oracle_actions(self) -> list[str]:
-        """Every legal action with the top score, in :meth:`_legal_actions` order.
-
-        Certain-safe reveals (+2) when there are any; otherwise certain-mine flags and the
-        lowest-P reveals (+1 each).
-        """
-        self._require_started()
-        if self._done or self._status != _PLAYING:
-            return []
-        moves = [
-            (kind, cell)
-            for kind in ("reveal", "flag")
-            for cell in range(self._n)
-            if not self._revealed[cell] and not self._flags[cell]
-        ]
-        scores = [self._process(kind, cell) for kind, cell in moves]
-        if not scores:
-            return []
-        top = max(scores)
-        return [self._action(*m) for m, s in zip(moves, scores, strict=True) if s == top]
-
-    def posterior(self) -> Posterior:
-        """The oracle's P(mine) for every cell in the current state (all 0 before the first
-        reveal, which is always safe)."""
-        self._require_started()
-        return self._oracle()[0]
-
-    # ------------------------------------------------------------------ hooks
-    def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
-        # Nothing is drawn yet: the mines are placed at the first reveal, from this same rng.
-        n = self._n
-        self._placed = False
-        self._mine_cells = []
-        self._is_mine = [False] * n
-        self._counts = [0] * n
-        self._revealed = [False] * n
-        self._flags = [False] * n
-        self._status = _PLAYING
-        self._last_cell = -1
-        self._cache = None
+        return {"oracle_degraded": False, "safe_cells_left": self._safe_left(), "p_mine": None}
 
     def _observe(self) -> str:
-        width = len(str(self.cols)) + 1
-        label = len(str(self.rows))
-        show_mines = self._status != _PLAYING
-        lines = [
-            f"Minesweeper {self.rows}x{self.cols} with {self.mines} mines. "
-            f"Flags placed: {sum(self._flags)}. Safe cells left to reveal: {self._safe_left()}. "
-            f"Steps left: {max(0, self.max_steps - self.steps)}.",
-            "",
-            " " * (label + 1) + "".join(str(c + 1).rjust(width) for c in range(self.cols)),
-        ]
-        for r in range(self.rows):
-            row = []
-            for c in range(self.cols):
-                i = r * self.cols + c
-                if self._revealed[i]:
-                    sym = str(self._counts[i]) if self._counts[i] else "."
-                elif self._flags[i]:
-                    sym = "F"
-                elif show_mines and self._is_mine[i]:
-                    sym = "*"
-                else:
-                    sym = "#"
-                row.append(sym.rjust(width))
-            lines.append(str(r + 1).rjust(label) + " " + "".join(row))
-        lines += [
-            "",
-            "Legend: # hidden, F flagged, . revealed with no mine around it, 1-8 revealed "
-            "with that many mines among its 8 neighbours, * mine (shown when the game ends).",
-        ]
-        lines.append(self._status_line())
-        return "\n".join(lines)
+        grid = self._grid
+        if grid is None:
+            rows, syms, cols = self._row_text, self._syms, self.cols
+            for r, text in enumerate(rows):
+                if text is None:
+                    rows[r] = self._row_label[r] + "".join(syms[r * cols : (r + 1) * cols])
+            grid = self._grid = "\n".join(rows)  # type: ignore[arg-type]
+        status = _PLAYING_LINE if self._status == _PLAYING else self._status_line()
+        return (
+            f"{self._title}{self._flag_count}. Safe cells left to reveal: {self._safe_left()}. "
+            f"Steps left: {max(0, self.max_steps - self._steps)}.\n\n{self._col_header}\n"
+            f"{grid}\n\n{_LEGEND}\n{status}"
+        )
 
     def _status_line(self) -> str:
         if self._status == _PLAYING:
-            return (
-                "Reveal every cell without a mine. Actions: 'reveal ROW COL' opens a cell, "
-                "'flag ROW COL' marks a cell you are certain is a mine (a wrong flag ends the "
-                "game). Rows and columns count from 1. Answer like <action>reveal 2 3</action>."
-            )
+            return _PLAYING_LINE
         r, c = divmod(self._last_cell, self.cols)
         where = f"row {r + 1}, column {c + 1}"
         return {
@@ -227,10 +264,19 @@ class MinesweeperEnv(TextEnv):
     def _legal_actions(self) -> list[str] | None:
         if self._status != _PLAYING:
             return []
-        open_cells = [i for i in range(self._n) if not self._revealed[i] and not self._flags[i]]
-        return [self._action(kind, i) for kind in ("reveal", "flag") for i in open_cells]
+        return [*self._open_reveal.values(), *self._open_flag.values()]
 
     def _parse(self, text: str) -> tuple[Any, str]:
+        # Canonical actions (what _legal_actions lists) skip the tokenizer; anything else,
+        # including every error, takes the general path below.
+        move = self._canonical.get(text)
+        if (
+            move is not None
+            and self._status == _PLAYING
+            and not self._revealed[move[1]]
+            and not self._flags[move[1]]
+        ):
+            return move, ""
         if self._status != _PLAYING:
             return None, "the game is over"
         cleaned = text.strip().lower().rstrip(".!")
@@ -268,31 +314,40 @@ class MinesweeperEnv(TextEnv):
 
     def _apply(self, move: tuple[str, int]) -> Outcome:
         kind, cell = move
-        post, _, _ = self._oracle()
-        process = self._process(kind, cell)
-        p_mine = post.prob(cell)
-        degraded = post.degraded
+        # A flag's fate depends on the posterior (only certain mines may be flagged), so flags
+        # always consult it; a reveal does only when its score is wanted.
+        p_mine: float | None
+        if kind == "flag" or self.score_process:
+            process, p_mine, degraded = self._judge(kind, cell)
+        else:
+            process, p_mine, degraded = 0, None, False
         self._last_cell = cell
-        self._cache = None
         if kind == "flag":
-            if post.numerators[cell] == post.denominator:
+            if process == 1:  # certainly a mine (TextEnv zeroes the reward if unscored)
                 self._flags[cell] = True
+                self._flag_count += 1
+                self._close(cell, self._flag_sym)
             else:
-                self._status = "wrong_flag"
+                self._end("wrong_flag")
         else:
             if not self._placed:
                 self._place(cell)
             if self._is_mine[cell]:
-                self._status = "mine"
+                self._end("mine")
             else:
-                for i in flood_reveal(
+                opened = flood_reveal(
                     self.rows, self.cols, self._counts, self._revealed, self._flags, cell
-                ):
-                    self._revealed[i] = True
+                )
+                revealed, counts, number = self._revealed, self._counts, self._number_sym
+                for i in opened:
+                    revealed[i] = True
+                    self._close(i, number[counts[i]])
+                self._revealed_count += len(opened)
+                self._solver.reveal(opened)  # type: ignore[union-attr]  # placed above
                 if self._safe_left() == 0:
-                    self._status = "won"
-        if self._status == _PLAYING and self.steps >= self.max_steps:
-            self._status = "out_of_steps"
+                    self._end("won")
+        if self._status == _PLAYING and self._steps >= self.max_steps:
+            self._end("out_of_steps")
         won = self._status == "won"
         return Outcome(
             process=float(process),
@@ -309,8 +364,8 @@ class MinesweeperEnv(TextEnv):
     def _reject(self, error: str) -> Outcome:
         # Invalid actions cost nothing but a step; the board is unchanged. The step budget
         # still runs, so a model cannot stall forever on malformed answers.
-        if self._status == _PLAYING and self.steps >= self.max_steps:
-            self._status = "out_of_steps"
+        if self._status == _PLAYING and self._steps >= self.max_steps:
+            self._end("out_of_steps")
         return Outcome(
             process=0.0,
             terminated=self._status != _PLAYING,
@@ -322,7 +377,7 @@ class MinesweeperEnv(TextEnv):
         )
 
     def _score(self, move: tuple[str, int], snapshot: bytes) -> float:
-        return float(self._process(*move))
+        return float(self._judge(*move)[0])
 
     def _state_dict(self) -> dict[str, Any]:
         return {
@@ -350,44 +405,39 @@ class MinesweeperEnv(TextEnv):
             self._flags[int(i)] = True
         self._status = str(state["status"])
         self._last_cell = int(state["last_cell"])
-        self._cache = None
+        self._rebuild_caches()
 
     # ------------------------------------------------------------------ oracle
-    def _oracle(self) -> tuple[Posterior, bool, int]:
-        """Posterior of the current state, whether any open cell is certainly safe, and the
-        lowest numerator among open (hidden, unflagged) cells; cached until the state changes."""
-        if self._cache is None:
-            if not self._placed:
-                # Before the first reveal every cell is safe to open: the mines avoid it.
-                post = Posterior(tuple(0 for _ in range(self._n)), 1, False)
-            else:
-                post = mine_posterior(
-                    self.rows,
-                    self.cols,
-                    self.mines,
-                    self._revealed,
-                    self._counts,
-                    self.posterior_budget,
-                )
-            open_nums = [
-                int(post.numerators[i] or 0)
-                for i in range(self._n)
-                if not self._revealed[i] and not self._flags[i]
-            ]
-            low = min(open_nums) if open_nums else post.denominator
-            self._cache = (post, low == 0, low)
-        return self._cache
+    def _judge(self, kind: str, cell: int) -> tuple[int, float, bool]:
+        """Score of a legal move in the current state, with the acted cell's P(mine) and
+        whether the posterior is degraded.
 
-    def _process(self, kind: str, cell: int) -> int:
-        post, has_zero, low = self._oracle()
-        num = post.numerators[cell]
+        Reads the solver, which brings the posterior up to date at most once per state (the
+        first question after a reveal) and then works out only what is asked: a certain-safe
+        reveal usually needs nothing beyond its own component's layouts.
+        """
+        solver = self._solver
+        if solver is None:
+            # Before the first reveal every cell is safe to open: the mines avoid it.
+            return (2 if kind == "reveal" else -1), 0.0, False
+        if kind == "reveal" and solver.safe(cell):
+            return 2, 0.0, solver.degraded()
+        num, den, degraded = solver.cell(cell)
+        p_mine = num / den  # type: ignore[operator]  # the cell is hidden
         if kind == "flag":
-            return 1 if num == post.denominator else -1
-        if num == 0:
-            return 2
-        if not has_zero and num == low:
-            return 1
-        return 0
+            return (1 if num == den else -1), p_mine, degraded
+        return (1 if num == self._lowest_open() else 0), p_mine, degraded
+
+    def _lowest_open(self) -> int:
+        """The lowest P(mine) numerator among open (hidden, unflagged) cells."""
+        solver = self._solver
+        if solver is None:
+            return 0
+        if not self._flag_count:
+            # With no flag, the open cells are the hidden ones.
+            return solver.lowest()  # type: ignore[return-value]  # open cells exist here
+        nums = solver.posterior().numerators
+        return min(nums[i] for i in self._open_reveal)  # type: ignore[type-var]
 
     # ------------------------------------------------------------------ helpers
     def _place(self, first: int) -> None:
@@ -397,10 +447,57 @@ class MinesweeperEnv(TextEnv):
             self._is_mine[i] = True
         self._counts = neighbour_counts(self.rows, self.cols, self._mine_cells)
         self._placed = True
+        self._solver = PosteriorSolver(
+            self.rows, self.cols, self.mines, self._counts, self.posterior_budget
+        )
+
+    def _rebuild_caches(self) -> None:
+        """Derive every incremental structure from the plain state (new episode or load)."""
+        n, revealed, flags = self._n, self._revealed, self._flags
+        self._revealed_count = sum(revealed)
+        self._flag_count = sum(flags)
+        open_cells = [i for i in range(n) if not revealed[i] and not flags[i]]
+        # Insertion-ordered, so the listed actions stay ascending as cells leave.
+        self._open_reveal = {i: self._reveal_text[i] for i in open_cells}
+        self._open_flag = {i: self._flag_text[i] for i in open_cells}
+        self._syms = [
+            self._number_sym[self._counts[i]]
+            if revealed[i]
+            else self._flag_sym
+            if flags[i]
+            else self._hidden_sym
+            for i in range(n)
+        ]
+        self._row_text: list[str | None] = [None] * self.rows
+        self._grid: str | None = None
+        if self._status != _PLAYING:
+            self._show_mines()
+        self._solver: PosteriorSolver | None = None
+        if self._placed:
+            self._solver = PosteriorSolver(
+                self.rows, self.cols, self.mines, self._counts, self.posterior_budget
+            )
+            self._solver.reveal(i for i in range(n) if revealed[i])
+
+    def _close(self, cell: int, sym: str) -> None:
+        """Take a revealed or flagged cell off the open list and redraw it."""
+        del self._open_reveal[cell]
+        del self._open_flag[cell]
+        self._syms[cell] = sym
+        self._row_text[self._row_of[cell]] = None
+        self._grid = None
+
+    def _end(self, status: str) -> None:
+        self._status = status
+        self._show_mines()
+
+    def _show_mines(self) -> None:
+        """Draw the hidden mines, as a finished game shows them."""
+        for i in self._mine_cells:
+            if not self._revealed[i] and not self._flags[i]:
+                self._syms[i] = self._mine_sym
+                self._row_text[self._row_of[i]] = None
+        self._grid = None
 
     def _safe_left(self) -> int:
-        return self._n - self.mines - sum(self._revealed)
-
-    def _action(self, kind: str, cell: int) -> str:
-        r, c = divmod(cell, self.cols)
-        return f"{kind} {r + 1} {c + 1}"
+        return self._n - self.mines - self._revealed_count

@@ -1,7 +1,9 @@
 """Minesweeper maths: board generation, flood reveal and the exact mine posterior.
 
 Cells are flat indices ``i = row * cols + col`` (0-based). Everything here is a pure function
-of its arguments, so the oracle can be checked without the env.
+of its arguments, so the oracle can be checked without the env, except
+:class:`PosteriorSolver`, which keeps one board's frontier between reveals so a game pays
+only for what each reveal changed (:func:`mine_posterior` is a one-shot use of it).
 
 The posterior is exact Bayes under the only prior the game has: the mines are a uniformly
 random set of ``mines`` cells among the hidden ones, conditioned on the revealed numbers.
@@ -16,7 +18,7 @@ random set of ``mines`` cells among the hidden ones, conditioned on the revealed
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -24,19 +26,33 @@ from itertools import combinations
 
 import numpy as np
 
-# Search nodes (cell assignments, forced ones included) one frontier component may cost before
-# the oracle gives up on exactness. Typical 9x9 boards need a few hundred; 16x16 expert-density
-# boards occasionally need millions, which would stall a rollout worker.
+# Work one frontier component may cost (backtracking assignments, or transitions of the
+# state-merging count) before the oracle gives up on exactness and degrades. Typical boards
+# need tens to hundreds; the hardest 16x16 boards seen in testing need ~100k transitions.
 DEFAULT_POSTERIOR_BUDGET: int = 200_000
+# Backtracking assignments tried per component before switching to the state-merging count.
+_BACKTRACK_STAKE: int = 2_000
+# Cell decisions, and layouts found, the bitmask listing may spend on one component before
+# "auto" hands it to the class-level counters. Most components on 8x8-16x16 boards have
+# 1-10 layouts, which listing finds fastest; many layouts mean big classes of
+# interchangeable cells, which the class-level counters count without listing them.
+_LIST_STAKE: int = 2_000
+_LIST_LEAVES: int = 256
+POSTERIOR_METHODS: tuple[str, ...] = ("auto", "bitmask", "backtrack", "transfer")
+# Memoised component counts a solver keeps before it starts over (bounds its memory).
+_CACHE_LIMIT: int = 4_096
 
 __all__ = [
     "DEFAULT_POSTERIOR_BUDGET",
+    "POSTERIOR_METHODS",
     "Posterior",
+    "PosteriorSolver",
     "brute_force_posterior",
     "flood_reveal",
     "local_deduction",
     "mine_posterior",
     "neighbour_counts",
+    "neighbour_masks",
     "neighbours",
     "place_mines",
 ]
@@ -61,6 +77,16 @@ def neighbours(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
                 )
             )
     return tuple(table)
+
+
+@lru_cache(maxsize=128)
+def neighbour_masks(rows: int, cols: int) -> tuple[int, ...]:
+    """The neighbours of every cell as a bitmask (bit ``j`` set for neighbour ``j``).
+
+    >>> bin(neighbour_masks(2, 2)[0])
+    '0b1110'
+    """
+    return tuple(sum(1 << j for j in cells) for cells in neighbours(rows, cols))
 
 
 def place_mines(
@@ -246,52 +272,81 @@ def _split_components(
     return comps
 
 
-def _enumerate_component(
-    cells: list[int],
-    constraints: list[tuple[tuple[int, ...], int]],
-    max_mines: int,
-    budget: int,
-) -> tuple[list[int], list[list[int]]]:
-    """Count the component's consistent layouts by mine count.
+@dataclass
+class _Counts:
+    """One component's layouts by mine count, and per class of interchangeable cells the
+    layouts by mine count weighted by how many of them put a mine on one given cell of it."""
 
-    Returns ``(layouts, per_cell)`` where ``layouts[k]`` is the number of layouts with ``k``
-    mines and ``per_cell[k][i]`` how many of them put a mine on ``cells[i]``.
+    cells: list[int]
+    members: list[list[int]]
+    layouts: list[int]
+    per_class: list[list[int]]
 
-    Cells that lie in exactly the same constraints are interchangeable, so the search assigns
-    a mine *count* to each such class and weights the layout by ``C(size, count)``; a cell of
-    a class holding ``m`` of ``s`` mines is mined in ``m / s`` of those (``C(s-1, m-1)``, an
-    integer). Backtracking with propagation: a constraint with no mines left clears its
-    classes, one with as many mines left as cells fills them, one with a single open class
-    sets it. Raises :class:`_BudgetExceeded` past ``budget`` class assignments.
+    def cell_counts(self, weight: list[int]) -> list[int]:
+        """For each cell, the sum of ``weight[mines in layout]`` over layouts mining it."""
+        out = [0] * len(self.cells)
+        for j, ms in enumerate(self.members):
+            num = sum(c * w for c, w in zip(self.per_class[j], weight, strict=False))
+            for i in ms:
+                out[i] = num
+        return out
+
+
+def _cell_classes(
+    cells: list[int], constraints: list[tuple[tuple[int, ...], int]]
+) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+    """Group cells lying in exactly the same constraints (they are interchangeable).
+
+    A class of ``s`` cells holding ``v`` mines stands for ``C(s, v)`` layouts, and each of
+    its cells is mined in ``C(s-1, v-1)`` of them, so both counters decide a mine count per
+    class instead of a bit per cell. Returns ``(members, class_cons, cons_classes)``: local
+    cell indexes per class, constraints per class, classes per constraint; classes follow the
+    order of ``cells``.
     """
-    n = len(cells)
-    cell_sig: dict[int, list[int]] = {c: [] for c in cells}
+    sig: dict[int, list[int]] = {c: [] for c in cells}
     for ci, (cs, _) in enumerate(constraints):
         for c in cs:
-            cell_sig[c].append(ci)
+            sig[c].append(ci)
     class_of: dict[tuple[int, ...], int] = {}
     members: list[list[int]] = []
     for i, c in enumerate(cells):
-        sig = tuple(cell_sig[c])
-        if sig not in class_of:
-            class_of[sig] = len(members)
+        key = tuple(sig[c])
+        if key not in class_of:
+            class_of[key] = len(members)
             members.append([])
-        members[class_of[sig]].append(i)
-    m = len(members)
-    size = [len(ms) for ms in members]
-    class_cons: list[list[int]] = [list(sig) for sig in class_of]
+        members[class_of[key]].append(i)
+    class_cons = [list(key) for key in class_of]
     cons_classes: list[list[int]] = [[] for _ in constraints]
     for j, cons in enumerate(class_cons):
         for ci in cons:
             cons_classes[ci].append(j)
+    return members, class_cons, cons_classes
+
+
+def _count_backtracking(
+    cells: list[int],
+    constraints: list[tuple[tuple[int, ...], int]],
+    max_mines: int,
+    budget: int,
+) -> _Counts:
+    """Count a component's layouts by listing them: backtracking over cell classes.
+
+    Propagation after every choice: a constraint with no mines left clears its classes, one
+    with as many mines left as cells fills them, one with a single open class sets it. Fast
+    when there are few layouts; raises :class:`_BudgetExceeded` past ``budget`` assignments.
+    """
+    n = len(cells)
+    members, class_cons, cons_classes = _cell_classes(cells, constraints)
+    m = len(members)
+    size = [len(ms) for ms in members]
     need = [nd for _, nd in constraints]
     free = [len(cs) for cs, _ in constraints]
     open_classes = [len(cc) for cc in cons_classes]
     val = [-1] * m
     trail: list[int] = []
     layouts = [0] * (n + 1)
-    # Allocated on the first layout with that many mines: most counts never occur.
-    per_class: list[list[int]] = [[] for _ in range(n + 1)]
+    # by_count[k][j]: allocated on the first layout with k mines; most counts never occur.
+    by_count: list[list[int]] = [[] for _ in range(n + 1)]
     state = {"nodes": 0, "mines": 0}
 
     def set_class(j: int, v: int) -> bool:
@@ -351,11 +406,12 @@ def _enumerate_component(
                 if 0 < val[j] < size[j]:
                     weight *= math.comb(size[j], val[j])
             layouts[k] += weight
-            counts = per_class[k]
+            counts = by_count[k]
             if not counts:
                 counts.extend([0] * m)
             for j in range(m):
                 if val[j]:
+                    # weight includes C(s, v), so this is the integer C(s-1, v-1) * rest.
                     counts[j] += weight * val[j] // size[j]
             return
         s = size[pos]
@@ -373,15 +429,119 @@ def _enumerate_component(
     # Constraints that are already tight need no search.
     if propagate(list(range(m))):
         search(0)
-    per_cell: list[list[int]] = [[] for _ in range(n + 1)]
-    for k in range(n + 1):
-        if per_class[k]:
-            row = [0] * n
-            for j, ms in enumerate(members):
-                for i in ms:
-                    row[i] = per_class[k][j]
-            per_cell[k] = row
-    return layouts, per_cell
+    per_class = [[row[j] if row else 0 for row in by_count] for j in range(m)]
+    return _Counts(cells, members, layouts, per_class)
+
+
+def _count_transfer(
+    cells: list[int],
+    constraints: list[tuple[tuple[int, ...], int]],
+    budget: int,
+) -> _Counts:
+    """Count a component's layouts without listing them: dynamic programming over classes.
+
+    Classes are decided one at a time in a fixed order; after the first ``b`` of them all the
+    rest depends on is how many mines each constraint cut by that boundary still needs, so
+    partial layouts leaving the same needs are merged (a transfer-matrix count). A forward
+    pass counts prefixes per state, a backward pass suffixes; every move joins the two.
+
+    Counts by mine number are polynomials in ``x`` (coefficient ``k``: layouts with ``k``
+    mines) packed into one Python int, ``width`` bits a coefficient, so adding ``v`` mines is
+    a shift and joining a prefix to a suffix is one big-int product. No coefficient exceeds
+    the component's ``2 ** len(cells)`` layouts, so slots never overflow. Polynomial in the
+    frontier's width where backtracking is exponential in its length; raises
+    :class:`_BudgetExceeded` past ``budget`` transitions.
+    """
+    members, class_cons, cons_classes = _cell_classes(cells, constraints)
+    m = len(members)
+    size = [len(ms) for ms in members]
+    # active[b]: constraints cut by the boundary just before class b, in a fixed order.
+    active: list[list[int]] = [[] for _ in range(m + 1)]
+    for ci, cc in enumerate(cons_classes):
+        for b in range(cc[0] + 1, cc[-1] + 1):
+            active[b].append(ci)
+    width = len(cells) + 1
+
+    layers: list[dict[tuple[int, ...], int]] = [{(): 1}]
+    moves: list[list[tuple[tuple[int, ...], int, tuple[int, ...]]]] = []
+    nodes = 0
+    for b in range(m):
+        slot = {ci: t for t, ci in enumerate(active[b])}
+        own = set(class_cons[b])
+        s = size[b]
+        # Where each need comes from (a slot of the state, or -1 when the constraint starts
+        # here: its full count), and how many cells its classes after b leave for it.
+        bounds = []
+        for ci in class_cons[b]:
+            room = sum(size[j] for j in cons_classes[ci] if j > b)
+            bounds.append((slot.get(ci, -1), constraints[ci][1], room))
+        template = [(slot.get(ci, -1), constraints[ci][1], ci in own) for ci in active[b + 1]]
+        layer: dict[tuple[int, ...], int] = {}
+        step: list[tuple[tuple[int, ...], int, tuple[int, ...]]] = []
+        for state, poly in layers[b].items():
+            lo, hi = 0, s
+            for t, base, room in bounds:
+                need = state[t] if t >= 0 else base
+                hi = min(hi, need)
+                lo = max(lo, need - room)
+            for v in range(lo, hi + 1):
+                nodes += 1
+                if nodes > budget:
+                    raise _BudgetExceeded
+                key = tuple(
+                    (state[t] if t >= 0 else base) - (v if dec else 0) for t, base, dec in template
+                )
+                layer[key] = layer.get(key, 0) + (poly << (v * width)) * math.comb(s, v)
+                step.append((state, v, key))
+        layers.append(layer)
+        moves.append(step)
+
+    later: dict[tuple[int, ...], int] = {(): 1} if () in layers[m] else {}
+    class_polys = [0] * m
+    for b in range(m - 1, -1, -1):
+        s = size[b]
+        here: dict[tuple[int, ...], int] = {}
+        joined = 0
+        for state, v, key in moves[b]:
+            suffix = later.get(key)
+            if suffix is None:
+                continue  # a dead end: no completion satisfies every constraint
+            here[state] = here.get(state, 0) + (suffix << (v * width)) * math.comb(s, v)
+            if v:
+                joined += ((layers[b][state] * suffix) << (v * width)) * math.comb(s - 1, v - 1)
+        class_polys[b] = joined
+        later = here
+
+    mask = (1 << width) - 1
+
+    def unpack(poly: int) -> list[int]:
+        out = []
+        while poly:
+            out.append(poly & mask)
+            poly >>= width
+        return out or [0]
+
+    layouts = unpack(layers[m].get((), 0))
+    return _Counts(cells, members, layouts, [unpack(p) for p in class_polys])
+
+
+def _count_component(
+    cells: list[int],
+    constraints: list[tuple[tuple[int, ...], int]],
+    max_mines: int,
+    budget: int,
+    method: str,
+) -> _Counts:
+    if method == "backtrack":
+        return _count_backtracking(cells, constraints, max_mines, budget)
+    if method == "transfer":
+        return _count_transfer(cells, constraints, budget)
+    # Listing is quicker for the many components with a handful of layouts; counting by
+    # states wins (by orders of magnitude) on long frontiers, so listing gets a small stake.
+    try:
+        return _count_backtracking(cells, constraints, max_mines, min(budget, _BACKTRACK_STAKE))
+    except _BudgetExceeded:
+        return _count_transfer(cells, constraints, budget)
 
 
 def _convolve(a: list[int], b: list[int]) -> list[int]:
@@ -394,6 +554,673 @@ def _convolve(a: list[int], b: list[int]) -> list[int]:
     return out
 
 
+# A constraint: (a revealed cell, the mask of its hidden neighbours, mines among them). The
+# cell first, so constraints sort by it.
+_Constraint = tuple[int, int, int]
+
+
+class _Component:
+    """One frontier component's consistent layouts, in the form the combination step reads.
+
+    ``terms`` lists ``(k, layouts with k mines)`` for every ``k`` that has layouts and
+    ``union`` has a bit for every cell mined in at least one layout (the other cells of
+    ``cover`` are safe in all of them). ``layouts`` keeps the layouts themselves (bitmasks of
+    mined cells) when they were listed, so the next state can extend them instead of starting
+    over; ``None`` when a class-level counter made the counts, which come with the per-cell
+    table :meth:`risky` (built from ``layouts`` on first use otherwise). Depends only on the
+    component's constraints, so a solver reuses it while they stand.
+    """
+
+    __slots__ = ("_risky", "cover", "layouts", "terms", "union")
+
+    def __init__(
+        self,
+        cover: int,
+        terms: list[tuple[int, int]],
+        layouts: list[int] | None,
+        risky: dict[int, tuple[tuple[int, int], ...]] | None = None,
+    ) -> None:
+        self.cover = cover
+        self.terms = terms
+        self.layouts = layouts
+        self._risky = risky
+        union = 0
+        for layout in layouts if layouts is not None else ():
+            union |= layout
+        for cell in risky or ():
+            union |= 1 << cell
+        self.union = union
+
+    def risky(self) -> dict[int, tuple[tuple[int, int], ...]]:
+        """Every cell mined in some layout -> its ``(k, layouts with k mines mining it)``."""
+        if self._risky is None:
+            mined: dict[int, dict[int, int]] = {}
+            for layout in self.layouts or ():
+                k = layout.bit_count()
+                for cell in _bits(layout):
+                    per_k = mined.setdefault(cell, {})
+                    per_k[k] = per_k.get(k, 0) + 1
+            self._risky = {cell: tuple(sorted(mined[cell].items())) for cell in sorted(mined)}
+        return self._risky
+
+    def mined(self, cell: int, weights: dict[int, int]) -> int:
+        """Sum of ``weights[k]`` over the layouts (with ``k`` mines) that mine ``cell``."""
+        bit = 1 << cell
+        if not self.union & bit:
+            return 0
+        layouts = self.layouts
+        if layouts is not None and len(layouts) <= 32:
+            return sum(weights[layout.bit_count()] for layout in layouts if layout & bit)
+        return sum(x * weights[k] for k, x in self.risky()[cell])
+
+
+def _bits(mask: int) -> list[int]:
+    """The set bits of ``mask``, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _list_layouts(
+    constraints: list[_Constraint],
+    cover: int,
+    max_mines: int,
+    budget: int,
+    leaf_cap: int | None,
+    seeds: Sequence[int] = (0,),
+    fixed: int = 0,
+) -> _Component:
+    """Count a component's layouts by listing them, each layout a bitmask of mined cells.
+
+    Propagation first (a constraint with no mines left clears its undecided cells, one with
+    as many mines left as undecided cells fills them). Then, if some open constraint has
+    cells no other open constraint sees, a branch on how many mines those cells hold (which
+    of them is decided only when the layouts are written out, as they are interchangeable);
+    otherwise a branch on one undecided cell of the first open constraint. A decision costs
+    a few bit operations per constraint instead of the bookkeeping the class-level counters
+    need, which wins on the usual components with a handful of layouts. Each of ``seeds``
+    starts the search with the cells of ``fixed`` already decided (mined where the seed has a
+    bit); ``constraints`` then need only be the ones the seeds do not already satisfy.
+    Raises :class:`_BudgetExceeded` past ``budget`` decisions or ``leaf_cap`` layouts.
+    """
+    leaves: list[int] = []
+    work = 0
+    # (mined cells, decided cells, open constraints, (cells, mines among them) left to
+    # spread at the end, mines in those)
+    Node = tuple[int, int, list[_Constraint], tuple[tuple[int, int], ...], int]
+    stack: list[Node] = [(seed, fixed, constraints, (), 0) for seed in reversed(seeds)]
+    while stack:
+        mines, decided, active, spread, spread_mines = stack.pop()
+        while True:
+            changed = False
+            still: list[_Constraint] = []
+            for item in active:
+                _, mask, need = item
+                undecided = mask & ~decided
+                left = need - (mask & mines).bit_count()
+                if undecided:
+                    free = undecided.bit_count()
+                    if left == free:
+                        mines |= undecided
+                    elif 0 < left < free:
+                        still.append(item)
+                        continue
+                    elif left:
+                        break
+                    decided |= undecided
+                    work += free
+                    changed = True
+                elif left:
+                    break
+            else:
+                active = still
+                if changed:
+                    continue
+                if mines.bit_count() + spread_mines > max_mines:
+                    break
+                if work > budget:
+                    raise _BudgetExceeded
+                if not active:
+                    # Every undecided cell lies in some open constraint, so none is left.
+                    if spread:
+                        layouts = [mines]
+                        for cells, v in spread:
+                            if v == cells.bit_count():
+                                layouts = [layout | cells for layout in layouts]
+                            elif v:
+                                picks = [sum(c) for c in combinations(_bit_values(cells), v)]
+                                layouts = [layout | p for layout in layouts for p in picks]
+                        leaves += layouts
+                    else:
+                        leaves.append(mines)
+                    if leaf_cap is not None and len(leaves) > leaf_cap:
+                        raise _BudgetExceeded
+                    break
+                seen = twice = 0
+                for item in active:
+                    undecided = item[1] & ~decided
+                    twice |= seen & undecided
+                    seen |= undecided
+                if seen & ~twice:
+                    # A constraint whose undecided cells no other one sees takes its mines
+                    # there in any of C(free, left) ways, whatever happens elsewhere: settle
+                    # it now and write the ways out with the layouts.
+                    still = []
+                    for item in active:
+                        undecided = item[1] & ~decided
+                        if undecided & twice:
+                            still.append(item)
+                        else:
+                            left = item[2] - (item[1] & mines).bit_count()
+                            spread = (*spread, (undecided, left))
+                            spread_mines += left
+                            decided |= undecided
+                            work += 1
+                    if len(still) < len(active):
+                        active = still
+                        continue
+                # Branch on a cell two constraints share (every open constraint has one now):
+                # deciding it settles the most.
+                undecided = active[0][1] & twice
+                pick = undecided & -undecided
+                work += 1
+                stack.append((mines, decided | pick, active, spread, spread_mines))
+                stack.append((mines | pick, decided | pick, active, spread, spread_mines))
+            break
+    return _tally(cover, leaves)
+
+
+def _bit_values(mask: int) -> list[int]:
+    """The set bits of ``mask`` as values (``1 << cell``), ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
+def _tally(cover: int, layouts: list[int]) -> _Component:
+    """A :class:`_Component` from its listed layouts."""
+    by_k: dict[int, int] = {}
+    for layout in layouts:
+        k = layout.bit_count()
+        by_k[k] = by_k.get(k, 0) + 1
+    return _Component(cover, sorted(by_k.items()), layouts)
+
+
+def _count_masks(
+    constraints: list[_Constraint], cover: int, max_mines: int, budget: int, method: str
+) -> _Component:
+    """Count one component from scratch with ``method`` (see :func:`mine_posterior`)."""
+    # In ascending order of their revealed cell, however the game got here: the counters'
+    # work (so where a budget runs out) depends on the order.
+    constraints = sorted(constraints)
+    # Below the class-level stake, "auto" leaves listing out, so a deliberately tiny budget
+    # degrades exactly where it did before listing existed.
+    if method == "bitmask" or (method == "auto" and budget >= _LIST_STAKE):
+        try:
+            if method == "bitmask":
+                return _list_layouts(constraints, cover, max_mines, budget, None)
+            return _list_layouts(
+                constraints, cover, max_mines, min(budget, _LIST_STAKE), _LIST_LEAVES
+            )
+        except _BudgetExceeded:
+            if method == "bitmask":
+                raise
+    # The class-level counters take cells and constraints as tuples, in breadth-first order.
+    ((cells, cons),) = _split_components([(tuple(_bits(m)), need) for _, m, need in constraints])
+    counts = _count_component(cells, cons, max_mines, budget, method)
+    risky = {}
+    for j, members in enumerate(counts.members):
+        pairs = tuple((k, x) for k, x in enumerate(counts.per_class[j]) if x)
+        if pairs:
+            for i in members:
+                risky[cells[i]] = pairs
+    terms = [(k, x) for k, x in enumerate(counts.layouts) if x]
+    return _Component(cover, terms, None, dict(sorted(risky.items())))
+
+
+def _group(constraints: list[_Constraint], hidden: int) -> list[list] | None:
+    """Split constraints into components: ``[cover, sources, constraints]`` each.
+
+    Masks are first cut down to the ``hidden`` cells (a constraint left with none is
+    dropped; ``None`` if one of those still needed mines: the numbers contradict each
+    other). ``sources`` has a bit per revealed cell whose constraint is in the component.
+    Components grow from the first constraint left, a pass at a time; each one's constraints
+    come out in the order they joined it, every one meeting those before it, so feeding a
+    component back in after a few cells opened usually takes a single pass.
+    """
+    groups: list[list] = []
+    rest: list[_Constraint] = []
+    cover = sources = 0
+    members: list[_Constraint] = []
+    for item in constraints:
+        mask = item[1]
+        if mask & ~hidden:
+            mask &= hidden
+            if not mask:
+                if item[2]:
+                    return None
+                continue
+            item = (item[0], mask, item[2])
+        if mask & cover or not cover:
+            cover |= mask
+            sources |= 1 << item[0]
+            members.append(item)
+        else:
+            rest.append(item)
+    while members:
+        grew = True
+        while grew and rest:
+            grew = False
+            left = []
+            for item in rest:
+                if item[1] & cover:
+                    cover |= item[1]
+                    sources |= 1 << item[0]
+                    members.append(item)
+                    grew = True
+                else:
+                    left.append(item)
+            rest = left
+        groups.append([cover, sources, members])
+        if not rest:
+            break
+        first = rest[0]
+        cover, sources, members = first[1], 1 << first[0], [first]
+        rest = rest[1:]
+    return groups
+
+
+def _multiply(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Product of two sparse mine-count polynomials (``(k, coefficient)`` pairs)."""
+    out: dict[int, int] = {}
+    for i, x in a:
+        for j, y in b:
+            out[i + j] = out.get(i + j, 0) + x * y
+    return sorted(out.items())
+
+
+@lru_cache(maxsize=1024)
+def _completions(unconstrained: int, mines: int) -> tuple[int, ...]:
+    """``C(unconstrained, mines - k)`` for ``k`` in ``0..mines``: the ways the cells off the
+    frontier take the mines a frontier layout with ``k`` mines leaves."""
+    return tuple(
+        math.comb(unconstrained, mines - k) if mines - k <= unconstrained else 0
+        for k in range(mines + 1)
+    )
+
+
+class _Evaluation:
+    """The posterior of one state, kept as counted components until a number is asked.
+
+    The combination (``weights[j][k]``: the ways the other components and the unconstrained
+    cells complete a layout of component ``j`` with ``k`` mines) runs on the first question
+    that needs it; a cell that no layout of its component mines is safe without it. A
+    cell's numerator is then a few multiplications, and the whole :class:`Posterior` is
+    built only on request (then kept). ``post`` stands in for all of it when the posterior
+    is degraded.
+    """
+
+    __slots__ = (
+        "_low",
+        "_post",
+        "comps",
+        "denominator",
+        "expected",
+        "hidden",
+        "hidden_count",
+        "mines",
+        "scale",
+        "weights",
+    )
+
+    def __init__(
+        self,
+        comps: list[_Component],
+        hidden: int,
+        hidden_count: int,
+        mines: int,
+        post: Posterior | None = None,
+    ) -> None:
+        self.comps = comps
+        self.hidden = hidden
+        self.hidden_count = hidden_count
+        self.mines = mines
+        self._post = post
+        self._low: int | None = None
+        self.weights: list[dict[int, int]] | None = None
+        self.denominator = 0
+        self.scale = 1
+        self.expected: int | None = None
+        if post is not None:
+            self.denominator = post.denominator
+
+    @property
+    def degraded(self) -> bool:
+        return self._post is not None and self._post.degraded
+
+    def weigh(self) -> list[dict[int, int]]:
+        """Combine the components (once): weights, denominator and the off-frontier share."""
+        if self.weights is not None:
+            return self.weights
+        comps, mines = self.comps, self.mines
+        unconstrained = self.hidden_count - sum(comp.cover.bit_count() for comp in comps)
+        completions = _completions(unconstrained, mines)
+        if len(comps) == 1:
+            total = comps[0].terms
+            others = [[(0, 1)]]
+        else:
+            total = [(0, 1)]
+            for comp in comps:
+                total = _multiply(total, comp.terms)
+            others = []
+            for j in range(len(comps)):
+                other = [(0, 1)]
+                for i, comp in enumerate(comps):
+                    if i != j:
+                        other = _multiply(other, comp.terms)
+                others.append(other)
+        z = 0
+        expected = 0
+        for k, ways in total:
+            if k <= mines:
+                ways *= completions[k]
+                z += ways
+                # Mines left off the frontier, summed over layouts: spread evenly over them.
+                expected += ways * (mines - k)
+        if z == 0:
+            raise ValueError("no mine layout is consistent with the revealed numbers")
+        weights = []
+        for comp, other in zip(comps, others, strict=True):
+            w = {}
+            for k, _ in comp.terms:
+                w[k] = sum(o * completions[k + kk] for kk, o in other if k + kk <= mines)
+            weights.append(w)
+        self.scale = scale = unconstrained if unconstrained else 1
+        self.denominator = z * scale
+        self.expected = expected if unconstrained else None
+        self.weights = weights
+        return weights
+
+    def safe(self, cell: int) -> bool:
+        """Whether P(mine) of the hidden ``cell`` is 0."""
+        if self._post is not None:
+            return self._post.numerators[cell] == 0
+        bit = 1 << cell
+        for comp in self.comps:
+            if comp.cover & bit and not comp.union & bit:
+                return True  # no layout of its component mines it
+        return self.numerator(cell) == 0
+
+    def numerator(self, cell: int) -> int | None:
+        if self._post is not None:
+            return self._post.numerators[cell]
+        bit = 1 << cell
+        if not self.hidden & bit:
+            return None
+        weights = self.weigh()
+        for comp, w in zip(self.comps, weights, strict=True):
+            if comp.cover & bit:
+                return comp.mined(cell, w) * self.scale
+        return self.expected
+
+    def lowest(self) -> int | None:
+        if self._low is None:
+            if self._post is not None:
+                nums = [x for x in self._post.numerators if x is not None]
+                self._low = min(nums) if nums else None
+                return self._low
+            weights = self.weigh()
+            low = self.expected
+            for comp, w in zip(self.comps, weights, strict=True):
+                if comp.union != comp.cover:
+                    self._low = 0  # a cell no layout mines
+                    return 0
+                for pairs in comp.risky().values():
+                    num = sum(x * w[k] for k, x in pairs) * self.scale
+                    if low is None or num < low:
+                        low = num
+            self._low = low
+        return self._low
+
+    def posterior(self, n: int) -> Posterior:
+        if self._post is None:
+            weights = self.weigh()
+            hidden, expected = self.hidden, self.expected
+            nums: list[int | None] = [expected if hidden >> i & 1 else None for i in range(n)]
+            scale = self.scale
+            for comp, w in zip(self.comps, weights, strict=True):
+                for c in _bits(comp.cover):
+                    nums[c] = 0
+                for c, pairs in comp.risky().items():
+                    nums[c] = sum(x * w[k] for k, x in pairs) * scale
+            self._post = Posterior(tuple(nums), self.denominator, False)
+        return self._post
+
+
+class PosteriorSolver:
+    """The exact mine posterior of one board, kept up to date as cells are revealed.
+
+    ``counts`` are the board's numbers (read only for revealed cells), which must come from
+    a real mine layout (:func:`mine_posterior` checks hand-made ones). Between questions the
+    solver keeps the frontier split into components, each with its counted layouts. A reveal
+    touches only the components around the opened cells: the others keep their counts, and a
+    touched one is re-counted from its memo (a component's counts depend only on the hidden
+    cells it covers and the revealed numbers over them, so they are memoised under that
+    pair) or by extending the layouts of the components it grew from, checking only the new
+    numbers, before counting from scratch as :func:`mine_posterior` describes. The
+    combination step then runs at most once per state, and single numerators come without
+    building the whole :class:`Posterior`. Results are identical to :func:`mine_posterior` on
+    the same revealed cells, which is this class used once.
+
+    Flags are not knowledge: the solver never sees them.
+
+    >>> solver = PosteriorSolver(1, 4, 1, neighbour_counts(1, 4, [3]))  # the mine is cell 3
+    >>> solver.reveal([2])  # shows 1: cell 1 or cell 3, and no mine is left for cell 0
+    >>> solver.posterior().probs()
+    [0.0, 0.5, None, 0.5]
+    >>> solver.reveal([1])  # shows 0: cell 1 was safe, so the mine is on cell 3
+    >>> solver.cell(3), solver.cell(0), solver.lowest()
+    ((1, 1, False), (0, 1, False), 0)
+    """
+
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        mines: int,
+        counts: Sequence[int],
+        budget: int = DEFAULT_POSTERIOR_BUDGET,
+        *,
+        method: str = "auto",
+    ) -> None:
+        if method not in POSTERIOR_METHODS:
+            raise ValueError(f"method must be one of {POSTERIOR_METHODS}, got {method!r}")
+        self.rows, self.cols, self.mines = rows, cols, mines
+        self.budget, self.method = budget, method
+        self._n = rows * cols
+        self._nbr = neighbour_masks(rows, cols)
+        self._counts = list(counts)
+        self._hidden = (1 << self._n) - 1
+        self._hidden_count = self._n
+        # Cells revealed since the components were last brought up to date.
+        self._opened: list[int] = []
+        self._opened_mask = 0
+        self._groups: list[list] = []  # [cover, sources, constraints, component]
+        self._cache: dict[tuple[int, int], _Component | None] = {}
+        self._inconsistent = False
+        self._eval: _Evaluation | None = None
+
+    def reveal(self, cells: Iterable[int]) -> None:
+        """Mark ``cells`` revealed (already revealed ones are ignored)."""
+        hidden = self._hidden
+        for c in cells:
+            bit = 1 << c
+            if hidden & bit:
+                hidden ^= bit
+                self._hidden_count -= 1
+                self._opened.append(c)
+                self._opened_mask |= bit
+        if hidden != self._hidden:
+            self._hidden = hidden
+            self._eval = None
+
+    def posterior(self) -> Posterior:
+        """P(mine) of every cell (raises ``ValueError`` if no layout fits the numbers)."""
+        return self._evaluate().posterior(self._n)
+
+    def cell(self, cell: int) -> tuple[int | None, int, bool]:
+        """``(numerator, denominator, degraded)`` of one cell's P(mine), as in
+        :meth:`posterior`, without building the whole posterior."""
+        ev = self._evaluate()
+        num = ev.numerator(cell)
+        return num, ev.denominator, ev.degraded
+
+    def safe(self, cell: int) -> bool:
+        """Whether the hidden ``cell`` has P(mine) = 0; often answered from its component's
+        layouts alone, without combining the components."""
+        return self._evaluate().safe(cell)
+
+    def degraded(self) -> bool:
+        """Whether the posterior of this state fell back to :func:`local_deduction`."""
+        return self._evaluate().degraded
+
+    def lowest(self) -> int | None:
+        """The smallest numerator over hidden cells (``None`` when no cell is hidden)."""
+        return self._evaluate().lowest()
+
+    def _evaluate(self) -> _Evaluation:
+        if self._eval is None:
+            self._eval = self._combine()
+        return self._eval
+
+    def _update(self) -> None:
+        """Bring the components up to date with the cells opened since the last call."""
+        opened, opened_mask = self._opened, self._opened_mask
+        hidden, nbr, counts = self._hidden, self._nbr, self._counts
+        self._opened, self._opened_mask = [], 0
+        kept: list[list] = []
+        parents: list[list] = []
+        loose: list[_Constraint] = []
+        for g in self._groups:
+            if g[0] & opened_mask:
+                parents.append(g)
+                loose += g[2]
+            else:
+                kept.append(g)
+        fresh: list[_Constraint] = []
+        reach = 0
+        for c in opened:
+            mask = nbr[c] & hidden
+            if mask:
+                fresh.append((c, mask, counts[c]))
+                reach |= mask
+            elif counts[c]:
+                self._inconsistent = True
+        if reach:
+            # New numbers may reach components the opened cells did not touch: join them.
+            untouched = []
+            for g in kept:
+                if g[0] & reach:
+                    parents.append(g)
+                    loose += g[2]
+                else:
+                    untouched.append(g)
+            kept = untouched
+            loose += fresh
+        groups = _group(loose, hidden)
+        if groups is None:
+            self._inconsistent = True  # a number lost every cell its mines could hide in
+            groups = []
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        for cover, sources, cons in groups:
+            # The constraints on a component are the numbers of `sources` over their hidden
+            # neighbours, all inside `cover`: the pair fixes them on this board.
+            key = (cover, sources)
+            if key in cache:
+                comp = cache[key]
+            else:
+                comp = self._extend(cover, fresh, parents, opened_mask)
+                if comp is None:
+                    try:
+                        comp = _count_masks(cons, cover, self.mines, self.budget, self.method)
+                    except _BudgetExceeded:
+                        comp = None
+                cache[key] = comp
+            kept.append([cover, sources, cons, comp])
+        self._groups = kept
+
+    def _extend(
+        self, cover: int, fresh: list[_Constraint], parents: list[list], opened_mask: int
+    ) -> _Component | None:
+        """Layouts of a changed component from the listed layouts of the ones it grew from.
+
+        Each parent's layouts that keep the opened cells clear, cut down to this component,
+        are exactly the assignments its old numbers allow here (revealed cells are safe, so
+        those numbers still hold over the cells left, and the parts of a parent that now
+        lie in other components are independent of this one); only the numbers of the cells
+        just opened (``fresh``) need checking. ``None`` when a parent was not listed, or the
+        listing would be large: then the caller counts from scratch, with the same result.
+        """
+        if self.method != "auto" or self.budget < _LIST_STAKE:
+            return None
+        seeds = [0]
+        fixed = 0
+        for g in parents:
+            part = g[0] & cover
+            if not part:
+                continue
+            comp = g[3]
+            if comp is None or comp.layouts is None:
+                return None
+            fixed |= part
+            cut = {layout & part for layout in comp.layouts if not layout & opened_mask}
+            seeds = [s | c for s in seeds for c in sorted(cut)]
+            if len(seeds) > _LIST_LEAVES:
+                return None
+        if not fixed:
+            return None
+        new = [item for item in fresh if item[1] & cover]
+        if fixed == cover:
+            # No cell is new: the seeds are whole layouts, and the new numbers filter them.
+            return _tally(
+                cover,
+                [
+                    seed
+                    for seed in seeds
+                    if all((seed & mask).bit_count() == need for _, mask, need in new)
+                ],
+            )
+        try:
+            return _list_layouts(
+                new, cover, self.mines, min(self.budget, _LIST_STAKE), _LIST_LEAVES, seeds, fixed
+            )
+        except _BudgetExceeded:
+            return None
+
+    def _combine(self) -> _Evaluation:
+        mines, hidden = self.mines, self._hidden
+        if not 0 <= mines <= self._hidden_count:
+            raise ValueError(f"{mines} mines cannot fit in {self._hidden_count} hidden cells")
+        if self._opened:
+            self._update()
+        if self._inconsistent:
+            raise ValueError("no mine layout is consistent with the revealed numbers")
+        comps = [g[3] for g in self._groups]
+        if None in comps:
+            revealed = [not hidden >> i & 1 for i in range(self._n)]
+            post = _degraded_posterior(self.rows, self.cols, mines, revealed, self._counts)
+            return _Evaluation([], hidden, self._hidden_count, mines, post)
+        return _Evaluation(comps, hidden, self._hidden_count, mines)  # type: ignore[arg-type]
+
+
 def mine_posterior(
     rows: int,
     cols: int,
@@ -401,82 +1228,40 @@ def mine_posterior(
     revealed: Sequence[bool],
     counts: Sequence[int],
     budget: int = DEFAULT_POSTERIOR_BUDGET,
+    *,
+    method: str = "auto",
 ) -> Posterior:
     """Exact P(mine) for every hidden cell given the revealed numbers and the mine total.
 
     ``counts[i]`` is read only where ``revealed[i]``. Frontier cells (hidden cells next to a
     revealed number) are split into components that share no constraint; each component's
-    layouts are enumerated and counted by mine number, the components are combined by
-    convolution, and every total ``K`` of frontier mines is weighted by
-    ``C(U, mines - K)`` ways to place the rest among the ``U`` unconstrained hidden cells.
-    All arithmetic is on Python ints. If a component needs more than ``budget`` search nodes
-    the whole posterior falls back to :func:`local_deduction` (``degraded=True``).
+    consistent layouts are counted by mine number (and, per cell, those with a mine there),
+    the components are combined by convolution, and every total ``K`` of frontier mines is
+    weighted by the ``C(U, mines - K)`` ways to place the rest among the ``U`` unconstrained
+    hidden cells, which each get the expected leftover mines divided by ``U``. All arithmetic
+    is on Python ints, so the fractions are exact.
+
+    ``method`` picks how a component is counted: ``"bitmask"`` lists its layouts cell by cell
+    as bitmasks (propagation, then branching), ``"backtrack"`` lists them a class of
+    interchangeable cells at a time, ``"transfer"`` counts them by dynamic programming over
+    merged partial layouts, and ``"auto"`` (default) tries the bitmask listing, then class
+    backtracking, each with a small stake, and switches to the counting DP on long
+    frontiers. All give identical results. If a component needs more than ``budget`` units
+    of work, the whole posterior falls back to :func:`local_deduction` (``degraded=True``).
+    For a game in progress, :class:`PosteriorSolver` gives the same numbers incrementally.
 
     >>> # Row 1 shows "1 1 0" over hidden row 2: the 0 clears two cells, so the mine is left.
     >>> post = mine_posterior(2, 3, 1, [True, True, True, False, False, False], [1, 1, 0])
     >>> [post.fraction(i) for i in (3, 4, 5)]
     [Fraction(1, 1), Fraction(0, 1), Fraction(0, 1)]
     """
-    n = rows * cols
-    hidden = [i for i in range(n) if not revealed[i]]
-    if not 0 <= mines <= len(hidden):
-        raise ValueError(f"{mines} mines cannot fit in {len(hidden)} hidden cells")
-    constraints = _constraints(rows, cols, revealed, counts)
-    comps = _split_components(constraints)
-    frontier = sorted(c for cells, _ in comps for c in cells)
-    unconstrained = len(hidden) - len(frontier)
-
-    try:
-        enumerated = [
-            (cells, *_enumerate_component(cells, cons, mines, budget)) for cells, cons in comps
-        ]
-    except _BudgetExceeded:
-        return _degraded_posterior(rows, cols, mines, revealed, counts)
-
-    def weight(k: int) -> int:
-        rest = mines - k
-        return math.comb(unconstrained, rest) if 0 <= rest <= unconstrained else 0
-
-    # prefix[j] / suffix[j]: mine-count distributions of components before / after j, so each
-    # component can be weighted by every way the others and the unconstrained cells complete it.
-    prefix = [[1]]
-    for _, layouts, _ in enumerated:
-        prefix.append(_convolve(prefix[-1], layouts))
-    suffix = [[1]]
-    for _, layouts, _ in reversed(enumerated):
-        suffix.append(_convolve(suffix[-1], layouts))
-    suffix.reverse()
-    total = prefix[-1]
-    z = sum(ways * weight(k) for k, ways in enumerate(total) if ways)
-    if z == 0:
-        raise ValueError("no mine layout is consistent with the revealed numbers")
-
-    numerators: list[int | None] = [None] * n
-    scale = unconstrained if unconstrained else 1
-    for j, (cells, layouts, per_cell) in enumerate(enumerated):
-        others = _convolve(prefix[j], suffix[j + 1])
-        nums = [0] * len(cells)
-        for k, ways in enumerate(layouts):
-            if not ways:
-                continue
-            w = sum(o * weight(k + kk) for kk, o in enumerate(others) if o)
-            if w:
-                for i, cnt in enumerate(per_cell[k]):
-                    if cnt:
-                        nums[i] += cnt * w
-        for i, c in enumerate(cells):
-            numerators[c] = nums[i] * scale
-    if unconstrained:
-        # Expected mines off the frontier, spread evenly: sum_K ways_K * C(U, M-K) * (M-K) / U.
-        expected = sum(ways * weight(k) * (mines - k) for k, ways in enumerate(total) if ways)
-        in_frontier = set(frontier)
-        for c in hidden:
-            if c not in in_frontier:
-                numerators[c] = expected
-    for c in hidden:
-        if numerators[c] is None:
-            numerators[c] = 0
-    return Posterior(tuple(numerators), z * scale, False)
+    if method not in POSTERIOR_METHODS:
+        raise ValueError(f"method must be one of {POSTERIOR_METHODS}, got {method!r}")
+    # Numbers that no layout could explain get a precise error before any counting.
+    _constraints(rows, cols, revealed, counts)
+    solver = PosteriorSolver(rows, cols, mines, counts, budget, method=method)
+    solver.reveal(i for i in range(rows * cols) if revealed[i])
+    return solver.posterior()
 
 
 def local_deduction(

@@ -31,6 +31,7 @@ running out unsolved is the same event as a deadlock. The outcome reward is 1.0 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -47,7 +48,7 @@ from .logic import (
     move,
     parse_level,
     render,
-    score_moves,
+    score_move,
 )
 
 __all__ = ["ORACLE_MODES", "SokobanEnv"]
@@ -77,12 +78,33 @@ def _max_boxes(size: int) -> int:
     return min(3, (size - 2) ** 2 // 4)
 
 
+@lru_cache(maxsize=32)
+def _frame(height: int, width: int) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    # The parts of an observation fixed by the grid shape: the text above the grid, each row's
+    # label, and each cell's "(row r, column c)" (built once per shape and process).
+    header = "\n".join(
+        [
+            "Sokoban. Push every box onto a goal. Each action moves you one cell; walking into "
+            "a box pushes it one cell if the cell behind it is free. You cannot pull boxes or "
+            "push two at once. A blocked move, a move after which the level can no longer be "
+            "solved in the steps left, or running out of steps ends the game.",
+            "Legend: " + ", ".join(f"{k} {v}" for k, v in SYMBOLS.items()) + ".",
+            "",
+            " " * 4 + "".join(f"{c + 1:>3}" for c in range(width)) + "   (columns)",
+        ]
+    )
+    labels = tuple(f"{r + 1:>4}  " for r in range(height))
+    where = tuple(f"(row {r + 1}, column {c + 1})" for r in range(height) for c in range(width))
+    return header, labels, where
+
+
 class SokobanEnv(TextEnv):
-    """Push every box onto a goal within a step budget; each move scored by a BFS oracle.
+    """Push every box onto a goal within a step budget; each move scored by a shortest-path oracle.
 
     Kwargs: ``size`` (grid side including the outer walls, 5..10, default 6), ``boxes``
     (1..3, default 1; at most 2 on a 5x5 grid), ``max_steps`` (step budget, 1..100, default 15),
-    ``oracle`` (``"shortest"`` or ``"solvable"``), ``reward_mode``, ``render_mode``.
+    ``oracle`` (``"shortest"`` or ``"solvable"``), ``reward_mode``, ``render_mode``,
+    ``score_process`` (default True).
 
     Actions: ``up``, ``down``, ``left``, ``right`` (rows grow downwards), case-insensitive,
     also ``u``/``d``/``l``/``r`` and an optional leading ``move``/``go``/``push``/``walk``.
@@ -95,6 +117,15 @@ class SokobanEnv(TextEnv):
     new state, -1 when none fits the steps left), ``boxes_on_goals``, ``steps_left`` and
     ``verdict`` (``optimal``, ``suboptimal``, ``solved``, ``deadlock``, ``blocked``,
     ``invalid``).
+
+    The oracle answers from the exact distance table the generator built while searching
+    backwards from the solved positions (grown further on demand for small levels), and
+    with a memoised A* search beyond it. A step asks it two things: the distance from the
+    state before the move (already known from the previous step) and the distance after it
+    within the steps left. ``score_process=False`` reports a process reward of 0 and skips
+    turning that answer into a score, but saves next to nothing: the second question decides
+    whether the move deadlocked the level or ran out the budget, which ends the episode, so
+    it is asked either way (the dynamics and ``info`` extras are the same in both settings).
 
     >>> env = SokobanEnv(size=6, boxes=1)
     >>> _ = env.reset(seed=1)
@@ -123,8 +154,11 @@ class SokobanEnv(TextEnv):
         *,
         reward_mode: str = "both",
         render_mode: str | None = None,
+        score_process: bool = True,
     ) -> None:
-        super().__init__(reward_mode=reward_mode, render_mode=render_mode)
+        super().__init__(
+            reward_mode=reward_mode, render_mode=render_mode, score_process=score_process
+        )
         self.size = check_range("size", size, 5, 10)
         self.num_boxes = check_range("boxes", boxes, 1, 3)
         limit = _max_boxes(self.size)
@@ -141,6 +175,10 @@ class SokobanEnv(TextEnv):
         self.steps_left = 0
         self.status = "playing"
         self.start_optimal = -1
+        # Memo of the unblocked moves: the observation and info both need them every step.
+        self._legal_for: tuple[int, tuple[int, ...]] | None = None
+        self._legal: tuple[str, ...] = ()
+        self._goals_text = ""
 
     # ------------------------------------------------------------------ episode
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
@@ -153,19 +191,22 @@ class SokobanEnv(TextEnv):
             level, player, boxes, optimal = generate_level(
                 rng, self.size, self.num_boxes, self.max_steps
             )
+            # The level carries the generator's exact distance table; the oracle reads it.
             self._set_level(level)
-            self._require_oracle().remember(player, boxes, optimal)
             self.start_optimal = optimal
         self.player, self.boxes = player, boxes
         self.steps_left = self.max_steps
         self.status = "playing"
 
     def _set_level(self, level: Level) -> None:
-        # The oracle's cache is only valid for one level; keep it when a snapshot of the same
+        # The oracle's memo is only valid for one level; keep it when a snapshot of the same
         # level is restored (score_actions does that after every invalid candidate).
+        self._legal_for = None
         if self.level != level or self._oracle is None:
             self.level = level
             self._oracle = Oracle(level)
+            where = _frame(level.height, level.width)[2]
+            self._goals_text = ", ".join(where[g] for g in level.goals)
 
     def _require_oracle(self) -> Oracle:
         assert self._oracle is not None, "call reset() first"
@@ -175,65 +216,59 @@ class SokobanEnv(TextEnv):
     def _observe(self) -> str:
         level = self.level
         assert level is not None
-        rows = render(level, self.player, self.boxes)
-        width = 3
-        lines = [
-            "Sokoban. Push every box onto a goal. Each action moves you one cell; walking into "
-            "a box pushes it one cell if the cell behind it is free. You cannot pull boxes or "
-            "push two at once. A blocked move, a move after which the level can no longer be "
-            "solved in the steps left, or running out of steps ends the game.",
-            "Legend: " + ", ".join(f"{k} {v}" for k, v in SYMBOLS.items()) + ".",
-            "",
-            " " * 4 + "".join(f"{c + 1:>{width}}" for c in range(level.width)) + "   (columns)",
-        ]
-        for r, row in enumerate(rows):
-            lines.append(f"{r + 1:>4}" + "".join(f"{ch:>{width}}" for ch in row))
+        header, labels, where = _frame(level.height, level.width)
+        grid = "\n".join(
+            label + "  ".join(row)
+            for label, row in zip(labels, render(level, self.player, self.boxes), strict=True)
+        )
         pr, pc = level.rc(self.player)
-        boxes = ", ".join(self._where(b) for b in self.boxes)
-        goals = ", ".join(self._where(g) for g in level.goals)
-        on_goals = sum(b in level.goal_set for b in self.boxes)
-        lines += [
-            "(rows)",
-            "",
-            f"You are at row {pr + 1}, column {pc + 1}.",
-            f"Boxes: {boxes}.",
-            f"Goals: {goals}.",
-            f"Boxes on goals: {on_goals} of {len(self.boxes)}. Steps left: {self.steps_left}.",
-        ]
-        if self.status == "playing":
-            legal = self._legal_actions() or []
-            lines += [
-                "up = row - 1, down = row + 1, left = column - 1, right = column + 1.",
-                f"Moves that are not blocked now: {', '.join(legal) if legal else 'none'}.",
-                "Answer with one move, e.g. <action>up</action>.",
-            ]
-        else:
-            lines.append(f"Game over: {self.status}.")
-        return "\n".join(lines)
+        goal_set = level.goal_set
+        on_goals = sum(b in goal_set for b in self.boxes)
+        tail = (
+            "up = row - 1, down = row + 1, left = column - 1, right = column + 1.\n"
+            "Moves that are not blocked now: "
+            + (", ".join(self._legal_actions() or []) or "none")
+            + ".\nAnswer with one move, e.g. <action>up</action>."
+            if self.status == "playing"
+            else f"Game over: {self.status}."
+        )
+        return (
+            f"{header}\n{grid}\n(rows)\n\n"
+            f"You are at row {pr + 1}, column {pc + 1}.\n"
+            f"Boxes: {', '.join(where[b] for b in self.boxes)}.\n"
+            f"Goals: {self._goals_text}.\n"
+            f"Boxes on goals: {on_goals} of {len(self.boxes)}. Steps left: {self.steps_left}.\n"
+            f"{tail}"
+        )
 
     def _where(self, cell: int) -> str:
         assert self.level is not None
-        r, c = self.level.rc(cell)
-        return f"(row {r + 1}, column {c + 1})"
+        return _frame(self.level.height, self.level.width)[2][cell]
 
     def _legal_actions(self) -> list[str] | None:
         if self.level is None or self.status != "playing":
             return []
-        return [
-            name
-            for i, name in enumerate(DIRECTIONS)
-            if move(self.level, self.player, self.boxes, i) is not None
-        ]
+        state = (self.player, self.boxes)
+        if self._legal_for != state:
+            self._legal_for = state
+            self._legal = tuple(
+                name
+                for i, name in enumerate(DIRECTIONS)
+                if move(self.level, self.player, self.boxes, i) is not None
+            )
+        return list(self._legal)
 
     def _parse(self, action: str) -> tuple[Any, str]:
-        words = _NOISE.sub(" ", action.lower()).split()
-        if len(words) == 2 and words[0] in _VERBS:
-            words = words[1:]
-        fmt = "answer with one of up, down, left, right (e.g. <action>up</action>)"
-        if len(words) != 1 or words[0] not in _ALIASES:
-            shown = action if len(action) <= 40 else action[:40] + "..."
-            return None, f"could not read a move from {shown!r}; {fmt}"
-        direction = _ALIASES[words[0]]
+        direction = _ALIASES.get(action.strip().lower())
+        if direction is None:
+            words = _NOISE.sub(" ", action.lower()).split()
+            if len(words) == 2 and words[0] in _VERBS:
+                words = words[1:]
+            if len(words) != 1 or words[0] not in _ALIASES:
+                fmt = "answer with one of up, down, left, right (e.g. <action>up</action>)"
+                shown = action if len(action) <= 40 else action[:40] + "..."
+                return None, f"could not read a move from {shown!r}; {fmt}"
+            direction = _ALIASES[words[0]]
         assert self.level is not None
         if move(self.level, self.player, self.boxes, direction) is None:
             return None, self._blocked_reason(direction)
@@ -254,18 +289,25 @@ class SokobanEnv(TextEnv):
         return f"'{name}' is blocked: {why}. Moves not blocked now: {legal}"
 
     # ------------------------------------------------------------------ rules and rewards
-    def _apply(self, move_index: int) -> Outcome:
+    def _verdict(self, direction: int) -> tuple[Any, bool, bool]:
+        # (state after the move, optimal, solvable): two oracle questions, see the docstring.
+        assert self.level is not None
         oracle = self._require_oracle()
-        evals = oracle.evaluate(self.player, self.boxes, self.steps_left)
-        score = score_moves(evals, self.oracle_mode)[move_index]
-        chosen = evals[move_index]
-        assert chosen.next_state is not None and self.level is not None
-        self.player, self.boxes = chosen.next_state
+        nxt = move(self.level, self.player, self.boxes, direction)
+        here = oracle.distance(self.player, self.boxes, self.steps_left)
+        optimal, solvable = oracle.verdict(here, nxt, self.steps_left)
+        return nxt, optimal, solvable
+
+    def _apply(self, move_index: int) -> Outcome:
+        nxt, optimal, solvable = self._verdict(move_index)
+        score = score_move(optimal, solvable, self.oracle_mode) if self.score_process else 0.0
+        assert nxt is not None and self.level is not None
+        self.player, self.boxes = nxt
         self.steps_left -= 1
         solved = is_solved(self.level, self.boxes)
         if solved:
             self.status = verdict = "solved"
-        elif not chosen.solvable:
+        elif not solvable:
             self.status = (
                 "out of steps"
                 if self.steps_left == 0
@@ -273,13 +315,13 @@ class SokobanEnv(TextEnv):
             )
             verdict = "deadlock"
         else:
-            verdict = "optimal" if chosen.optimal else "suboptimal"
-        # The distance from the new state is what the next step's verdicts start from anyway.
-        left = oracle.distance(self.player, self.boxes, self.steps_left)
+            verdict = "optimal" if optimal else "suboptimal"
+        # The verdict asked exactly this question, so it is a memo hit.
+        left = self._require_oracle().distance(self.player, self.boxes, self.steps_left)
         return Outcome(
             process=score,
             outcome=1.0 if solved else 0.0,
-            terminated=solved or not chosen.solvable,
+            terminated=solved or not solvable,
             success=solved,
             info=self._extra_info(verdict, left),
         )
@@ -300,10 +342,11 @@ class SokobanEnv(TextEnv):
 
     def _extra_info(self, verdict: str, optimal: int | None) -> dict[str, Any]:
         assert self.level is not None
+        goal_set = self.level.goal_set
         return {
             "verdict": verdict,
             "optimal_moves_left": -1 if optimal is None else int(optimal),
-            "boxes_on_goals": sum(b in self.level.goal_set for b in self.boxes),
+            "boxes_on_goals": sum(b in goal_set for b in self.boxes),
             "steps_left": self.steps_left,
         }
 
@@ -311,9 +354,10 @@ class SokobanEnv(TextEnv):
         return self._extra_info("start", self.optimal_moves_left())
 
     def _score(self, move: Any, snapshot: bytes) -> float:
-        # Direct oracle lookup: nothing is applied, so the snapshot is not needed.
-        evals = self._require_oracle().evaluate(self.player, self.boxes, self.steps_left)
-        return score_moves(evals, self.oracle_mode)[int(move)]
+        # Direct oracle lookup, the same two questions as _apply: nothing is applied, so the
+        # snapshot is not needed.
+        _, optimal, solvable = self._verdict(int(move))
+        return score_move(optimal, solvable, self.oracle_mode)
 
     def oracle_actions(self) -> list[str]:
         """Moves with the highest oracle score now, in ``up, down, left, right`` order."""

@@ -1,8 +1,10 @@
-"""Sokoban maths: levels, moves, a budget-limited shortest-path solver, the oracle, generation.
+"""Sokoban maths: levels, moves, exact distance tables, a budget-limited solver, generation.
 
 Everything here is a pure function of its arguments (plus an explicit numpy ``Generator`` for
 generation), so it is testable without the env. Cells are flat indices ``row * width + col``
-(0-based); a *state* is ``(player, boxes)`` with ``boxes`` a sorted tuple of cells.
+(0-based); a *state* is ``(player, boxes)`` with ``boxes`` a sorted tuple of cells. Inside the
+searches a state is packed into one int, its *key* (:meth:`Level.key`): the player's cell in
+the low bits and one bit per box above them, which hashes and compares far faster than tuples.
 
 >>> level, player, boxes = parse_level(["#####", "#PXO#", "#####"])
 >>> shortest_distance(level, player, boxes, limit=5)
@@ -18,8 +20,8 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -30,6 +32,7 @@ __all__ = [
     "Level",
     "MoveEval",
     "Oracle",
+    "ReverseTable",
     "generate_level",
     "is_solved",
     "move",
@@ -61,31 +64,118 @@ INF = 1 << 30
 State = tuple[int, tuple[int, ...]]
 
 
+class _Shape:
+    """Tables that depend only on the grid shape, built once per shape and process.
+
+    State keys give the player the low ``shift`` bits (its cell) and each interior cell one
+    bit above them; numbering only the interior keeps a 6x6 key below 2**30, where Python's
+    int arithmetic is fastest.
+    """
+
+    __slots__ = ("bit", "interior", "links", "shift")
+
+    def __init__(self, height: int, width: int) -> None:
+        n = height * width
+        self.shift = shift = n.bit_length()
+        #: The cells off the border (the only ones that can be floor), ascending.
+        self.interior = interior = tuple(
+            r * width + c for r in range(1, height - 1) for c in range(1, width - 1)
+        )
+        # Bit position of each cell's box; border cells share a spare bit that no key sets.
+        pos = [shift + len(interior)] * n
+        for i, c in enumerate(interior):
+            pos[c] = shift + i
+        #: Per cell, the key bit of a box on it (0 on the border).
+        inside = set(interior)
+        self.bit = tuple(1 << pos[c] if c in inside else 0 for c in range(n))
+        # Per interior cell, for each direction d: (c + d, bit position of c + d, bit
+        # position of c - d, pull), where pull is what a backwards move that drags a box
+        # from c - d onto c adds to the key.
+        links: list[tuple[tuple[int, int, int, int], ...]] = [()] * n
+        for c in interior:
+            links[c] = tuple(
+                (c + d, pos[c + d], pos[c - d], (1 << pos[c]) - (1 << pos[c - d]))
+                for d in (-width, width, -1, 1)
+            )
+        self.links = tuple(links)
+
+    def cells(self, mask: int) -> tuple[int, ...]:
+        """The box cells, ascending, of a key's box bits shifted down by ``shift``."""
+        interior = self.interior
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(interior[low.bit_length() - 1])
+            mask ^= low
+        return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _shape(height: int, width: int) -> _Shape:
+    return _Shape(height, width)
+
+
 @dataclass(frozen=True)
 class Level:
     """The static part of a level: walls and goals on a ``height x width`` grid.
 
-    The border must be walls, so a move never leaves the grid.
+    The border must be walls, so a move never leaves the grid. Only these four fields take
+    part in equality; the other attributes are derived data (tables and memos).
 
     >>> lv = Level(3, 4, (True,) * 5 + (False, False) + (True,) * 5, (6,))
     >>> lv.deltas
     (-4, 4, -1, 1)
+    >>> lv.unkey(lv.key(5, (6,)))
+    (5, (6,))
     """
 
     height: int
     width: int
     walls: tuple[bool, ...]
     goals: tuple[int, ...]
+    #: Cell offsets of up, down, left, right.
+    deltas: tuple[int, int, int, int] = field(init=False, repr=False, compare=False)
+    goal_set: frozenset[int] = field(init=False, repr=False, compare=False)
+    #: Bits a state key reserves for the player's cell (see :meth:`key`).
+    shift: int = field(init=False, repr=False, compare=False)
+    #: The key bits of the solved box layout (a key with the player on cell 0).
+    goal_key: int = field(init=False, repr=False, compare=False)
+    #: Per cell, the key bit of a box on it.
+    bits: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    shape: _Shape = field(init=False, repr=False, compare=False)
+    _table: ReverseTable | None = field(init=False, repr=False, compare=False)
 
-    @property
-    def deltas(self) -> tuple[int, int, int, int]:
-        """Cell offsets of up, down, left, right."""
+    def __post_init__(self) -> None:
+        # Plain attributes rather than cached properties: every search reads them, and a
+        # level is built per generation attempt, where a cached property's first read costs
+        # more than computing these.
+        init = object.__setattr__
         w = self.width
-        return (-w, w, -1, 1)
+        shape = _shape(self.height, w)
+        bits = shape.bit
+        init(self, "deltas", (-w, w, -1, 1))
+        init(self, "goal_set", frozenset(self.goals))
+        init(self, "shift", shape.shift)
+        init(self, "goal_key", sum(bits[g] for g in self.goals))
+        init(self, "bits", bits)
+        init(self, "shape", shape)
+        init(self, "_table", None)
 
-    @cached_property
-    def goal_set(self) -> frozenset[int]:
-        return frozenset(self.goals)
+    def key(self, player: int, boxes: Sequence[int]) -> int:
+        """Pack a state into one int: the player's cell plus one bit per box.
+
+        Boxes sit on distinct interior cells, so the sum is a bitwise or.
+        """
+        bits = self.bits
+        key = player
+        for b in boxes:
+            key += bits[b]
+        return key
+
+    def unkey(self, key: int) -> State:
+        """The ``(player, boxes)`` state packed in ``key``."""
+        shift = self.shift
+        return key & ((1 << shift) - 1), self.shape.cells(key >> shift)
 
     @cached_property
     def goal_push_distances(self) -> tuple[tuple[int, ...], ...]:
@@ -118,8 +208,8 @@ class Level:
         return tuple(map(min, zip(*self.goal_push_distances, strict=True)))
 
     @cached_property
-    def bound_memo(self) -> dict[tuple[int, ...], int]:
-        """Memo of push lower bounds per box layout (see ``_box_bound``); derived data only."""
+    def bound_memo(self) -> dict[int, tuple[int, tuple[int, ...]]]:
+        """Memo of ``box mask -> (push lower bound, box cells)`` (see ``_box_bound``)."""
         return {}
 
     @cached_property
@@ -136,9 +226,100 @@ class Level:
             out.append(tuple(blocks))
         return tuple(out)
 
+    @cached_property
+    def coords(self) -> tuple[tuple[int, int], ...]:
+        """0-based (row, column) of every cell."""
+        return tuple(divmod(c, self.width) for c in range(len(self.walls)))
+
+    @cached_property
+    def floor_plan(self) -> tuple[str, ...]:
+        """The :data:`SYMBOLS` character of every cell with no player or box on it."""
+        goals = self.goal_set
+        walls = self.walls
+        return tuple("#" if walls[c] else "O" if c in goals else "_" for c in range(len(walls)))
+
+    @property
+    def reverse(self) -> ReverseTable:
+        """This level's table of exact distances (:class:`ReverseTable`), grown on demand."""
+        table = self._table
+        if table is None:
+            table = ReverseTable(self)
+            object.__setattr__(self, "_table", table)
+        return table
+
     def rc(self, cell: int) -> tuple[int, int]:
         """0-based (row, column) of a cell."""
         return divmod(cell, self.width)
+
+
+class ReverseTable:
+    """Exact distances to solved of every state within :attr:`depth` moves of solved.
+
+    Built backwards: layer 0 holds every solved state (all boxes on goals, the player on any
+    free cell) and layer ``k + 1`` every new state one backwards move (a step, or a step that
+    pulls the box behind the player along) from layer ``k``. Breadth-first order makes each
+    layer exactly the states whose shortest solution has ``k + 1`` moves. A state missing from
+    a table of depth ``D`` needs more than ``D`` moves, or can never be solved once the table
+    is :attr:`exhausted`. The generator grows it to pick a start state; the oracle reuses it
+    and grows it further while that stays cheap.
+
+    >>> lv, p, b = parse_level(["#####", "#P__#", "#_X_#", "#__O#", "#####"])
+    >>> table = lv.reverse
+    >>> table.grow(depth=6, max_states=1000)
+    >>> table.depth, table.dist[lv.key(p, b)], len(table.layers[0])
+    (6, 5, 8)
+    """
+
+    __slots__ = ("dist", "exhausted", "layers", "level")
+
+    def __init__(self, level: Level) -> None:
+        self.level = level
+        goal_key, goals, walls = level.goal_key, level.goal_set, level.walls
+        solved = [goal_key | c for c in level.shape.interior if not walls[c] and c not in goals]
+        #: ``key -> exact distance`` for every state found so far.
+        self.dist: dict[int, int] = dict.fromkeys(solved, 0)
+        #: ``layers[k]``: the keys at distance ``k``, in a deterministic (discovery) order.
+        self.layers: list[list[int]] = [solved]
+        #: True once a layer found nothing new: every solvable state is in :attr:`dist`.
+        self.exhausted = not solved
+
+    @property
+    def depth(self) -> int:
+        """Every state within this many moves of solved is in :attr:`dist`."""
+        return len(self.layers) - 1
+
+    def grow(self, depth: int, max_states: int) -> None:
+        """Add layers until ``depth`` is reached, the table is exhausted, or it holds at least
+        ``max_states`` states (checked before each layer, so the last layer may pass it)."""
+        level, dist, layers = self.level, self.dist, self.layers
+        walls = level.walls
+        links = level.shape.links
+        low = (1 << level.shift) - 1
+        k = len(layers) - 1
+        while k < depth and not self.exhausted and len(dist) < max_states:
+            k += 1
+            found: list[int] = []
+            for s in layers[-1]:
+                p = s & low
+                base = s - p
+                for q, qbit, backbit, pull in links[p]:
+                    if walls[q] or s >> qbit & 1:
+                        continue
+                    # Forwards, the player steps from q back onto p ...
+                    ns = base + q
+                    if ns not in dist:
+                        dist[ns] = k
+                        found.append(ns)
+                    if s >> backbit & 1:
+                        # ... or pushes the box on p onto the cell behind p.
+                        ns += pull
+                        if ns not in dist:
+                            dist[ns] = k
+                            found.append(ns)
+            if found:
+                layers.append(found)
+            else:
+                self.exhausted = True
 
 
 def move(level: Level, player: int, boxes: tuple[int, ...], direction: int) -> State | None:
@@ -169,108 +350,126 @@ def is_solved(level: Level, boxes: tuple[int, ...]) -> bool:
     return boxes == level.goals
 
 
-def _frozen(level: Level, boxes: tuple[int, ...]) -> bool:
+def _frozen(level: Level, cells: tuple[int, ...]) -> bool:
     # A 2x2 block made only of walls and boxes can never change; if one of its boxes is off
     # a goal the level is lost.
     walls, goals = level.walls, level.goal_set
-    for cell in boxes:
+    for cell in cells:
         if cell in goals:
             continue
         for block in level.squares[cell]:
-            if all(walls[x] or x in boxes for x in block):
+            if all(walls[x] or x in cells for x in block):
                 return True
     return False
 
 
-def _box_bound(level: Level, boxes: tuple[int, ...]) -> int:
-    """Lower bound on the pushes left for this box layout; ``INF`` if it is a known deadlock.
+def _box_bound(level: Level, mask: int) -> tuple[int, tuple[int, ...]]:
+    """``(lower bound on the pushes left, box cells)`` for the box bits ``key >> shift``.
 
-    The cheapest assignment of boxes to distinct goals under per-goal push distances (at most
-    3! = 6 assignments); pushing one box one cell lowers it by at most 1, which keeps the A*
-    heuristic consistent. Memoised per level: layouts recur in every search.
+    The bound is ``INF`` for a known deadlock; otherwise the cheapest assignment of boxes to
+    distinct goals under per-goal push distances (at most 3! = 6 assignments). Pushing one box
+    one cell lowers it by at most 1, which keeps the A* heuristic consistent. Memoised per
+    level: layouts recur in every search.
     """
     memo = level.bound_memo
-    best = memo.get(boxes)
-    if best is not None:
-        return best
+    hit = memo.get(mask)
+    if hit is not None:
+        return hit
+    cells = level.shape.cells(mask)
     tables = level.goal_push_distances
     best = INF
-    for perm in itertools.permutations(range(len(boxes))):
+    for perm in itertools.permutations(range(len(cells))):
         total = 0
-        for b, g in zip(boxes, perm, strict=True):
+        for b, g in zip(cells, perm, strict=True):
             total += tables[g][b]
         best = min(best, total)
-    if best < INF and _frozen(level, boxes):
+    if best < INF and _frozen(level, cells):
         best = INF
-    memo[boxes] = best
-    return best
-
-
-def _heuristic(level: Level, player: int, boxes: tuple[int, ...], bound: int) -> int:
-    # Admissible and consistent: the box bound, plus (unless solved) the walk to stand next
-    # to the nearest box, which is 0 right after any push and changes by 1 per plain move.
-    if bound == 0:
-        return 0
-    w = level.width
-    pr, pc = divmod(player, w)
-    walk = min(abs(b // w - pr) + abs(b % w - pc) for b in boxes) - 1
-    return bound + walk
+    memo[mask] = (best, cells)
+    return best, cells
 
 
 def _search(
-    level: Level, player: int, boxes: tuple[int, ...], limit: int
-) -> tuple[list[int], list[State]] | None:
-    """A* search for a shortest solution of at most ``limit`` moves.
+    level: Level, start: int, limit: int, table: ReverseTable | None = None
+) -> tuple[int, list[int], list[int]] | None:
+    """A* search from the state key ``start`` for a shortest solution of at most ``limit`` moves.
 
-    Returns ``(moves, states)`` (the states reached after each move) or None. The heuristic
-    is consistent, so the first solved state popped is at its shortest distance; states with
-    ``moves + heuristic > limit`` are never queued, which keeps proving "no solution within
-    the budget" cheap. Pushes onto dead cells or into frozen 2x2 blocks are pruned too (no
-    solution passes through them), so the answer stays exact.
+    Returns ``(length, moves, keys)``, or None when no solution fits. ``keys`` are the states
+    reached after each move. Without a ``table`` the moves are a whole solution. With one,
+    the search stops at the first state of the table it can close (its exact distance is the
+    rest of the way) and states outside the table count at least ``table.depth + 1`` moves, so
+    ``moves`` may be only a prefix of a shortest solution; ``length`` is always exact.
+
+    The heuristic (the box bound plus the walk to stand next to the nearest box, or the
+    table's exact distance) is consistent, so the first goal state popped is at its shortest
+    distance; states with ``moves + heuristic > limit`` are never queued, which keeps proving
+    "no solution within the budget" cheap. Pushes onto dead cells or into frozen 2x2 blocks
+    are pruned too (no solution passes through them), so the answer stays exact.
     """
-    boxes = tuple(sorted(boxes))
-    if is_solved(level, boxes):
-        return [], []
-    walls, goals, deltas = level.walls, level.goals, level.deltas
-    h0 = _heuristic(level, player, boxes, _box_bound(level, boxes))
-    if limit <= 0 or h0 > limit:
+    walls, deltas, coords, bits = level.walls, level.deltas, level.coords, level.bits
+    shift = level.shift
+    low = (1 << shift) - 1
+    goal_mask = level.goal_key >> shift
+    memo = level.bound_memo
+    exact = table.dist if table is not None else {}
+    floor = table.depth + 1 if table is not None else 0
+
+    def heuristic(key: int) -> int:
+        # Admissible and consistent: a table state's exact distance; otherwise the box bound
+        # plus (unless solved) the walk to the nearest box, which is 0 right after any push
+        # and changes by 1 per plain move, raised to the table's floor for states outside it.
+        known = exact.get(key)
+        if known is not None:
+            return known
+        mask = key >> shift
+        hit = memo.get(mask)
+        bound, cells = hit if hit is not None else _box_bound(level, mask)
+        if bound == 0 or bound >= INF:
+            return max(bound, floor)
+        pr, pc = coords[key & low]
+        walk = INF
+        for b in cells:
+            br, bc = coords[b]
+            walk = min(walk, abs(br - pr) + abs(bc - pc))
+        return max(bound + walk - 1, floor)
+
+    h0 = heuristic(start)
+    if h0 > limit:
         return None
-    start: State = (player, boxes)
-    best_g: dict[State, int] = {start: 0}
-    parent: dict[State, tuple[State, int] | None] = {start: None}
-    # (f, -g, tie, state): among equal f expand the deepest first, which reaches the goal
+    best_g: dict[int, int] = {start: 0}
+    parent: dict[int, tuple[int, int] | None] = {start: None}
+    # (f, -g, tie, key): among equal f expand the deepest first, which reaches the goal
     # sooner; the running counter keeps the order total and deterministic.
-    heap: list[tuple[int, int, int, State]] = [(h0, 0, 0, start)]
+    heap: list[tuple[int, int, int, int]] = [(h0, 0, 0, start)]
     tie = 0
-    found: State | None = None
+    found: int | None = None
+    length = 0
     while heap:
-        _, neg_g, _, state = heapq.heappop(heap)
+        f, neg_g, _, state = heapq.heappop(heap)
         g = -neg_g
         if g > best_g[state]:
             continue
-        p, bx = state
-        if bx == goals:
-            found = state
+        if state in exact or state >> shift == goal_mask:
+            found, length = state, f
             break
         ng = g + 1
+        p = state & low
+        base = state - p
         for i, d in enumerate(deltas):
             t = p + d
             if walls[t]:
                 continue
-            nb = bx
-            if t in bx:
+            ns = base + t
+            bt = bits[t]
+            if state & bt:
                 u = t + d
-                if walls[u] or u in bx:
+                if walls[u] or state & bits[u]:
                     continue
-                nb = tuple(sorted(u if b == t else b for b in bx))
-                bound = _box_bound(level, nb)
-                if bound >= INF:
-                    continue
-            ns = (t, nb)
+                ns += bits[u] - bt
             old = best_g.get(ns)
             if old is not None and old <= ng:
                 continue
-            f = ng + _heuristic(level, t, nb, _box_bound(level, nb))
+            f = ng + heuristic(ns)
             if f > limit:
                 continue
             best_g[ns] = ng
@@ -280,13 +479,13 @@ def _search(
     if found is None:
         return None
     moves: list[int] = []
-    states: list[State] = []
-    node: State = found
+    keys: list[int] = []
+    node = found
     while (link := parent[node]) is not None:
-        states.append(node)
+        keys.append(node)
         moves.append(link[1])
         node = link[0]
-    return moves[::-1], states[::-1]
+    return length, moves[::-1], keys[::-1]
 
 
 def solve(level: Level, player: int, boxes: Sequence[int], limit: int) -> list[int] | None:
@@ -296,8 +495,8 @@ def solve(level: Level, player: int, boxes: Sequence[int], limit: int) -> list[i
     >>> [DIRECTIONS[i] for i in solve(lv, p, b, limit=10)]
     ['down', 'right', 'up', 'right', 'down']
     """
-    result = _search(level, player, tuple(sorted(boxes)), limit)
-    return None if result is None else result[0]
+    result = _search(level, level.key(player, boxes), limit)
+    return None if result is None else result[1]
 
 
 def shortest_distance(level: Level, player: int, boxes: Sequence[int], limit: int) -> int | None:
@@ -307,8 +506,8 @@ def shortest_distance(level: Level, player: int, boxes: Sequence[int], limit: in
     >>> shortest_distance(lv, p, b, 10), shortest_distance(lv, p, b, 4)
     (5, None)
     """
-    result = _search(level, player, tuple(sorted(boxes)), limit)
-    return None if result is None else len(result[0])
+    result = _search(level, level.key(player, boxes), limit)
+    return None if result is None else result[0]
 
 
 @dataclass(frozen=True)
@@ -327,11 +526,20 @@ class MoveEval:
     solvable: bool
 
 
-class Oracle:
-    """Budget-limited shortest-path oracle for one level, memoising every search it runs.
+#: States the oracle may add to a level's :class:`ReverseTable` (checked before each layer)
+#: before it answers with A* searches instead. Whole small levels fit (a 6x6 room with one
+#: box has well under 200 states), so their every later question is a dictionary look-up.
+ORACLE_TABLE_STATES = 1000
 
-    Distances do not depend on the budget, so one cache serves the whole episode: an exact
-    distance is kept with each state, and "none within L moves" is kept with its L.
+
+class Oracle:
+    """Budget-limited shortest-path oracle for one level.
+
+    Distances do not depend on the budget, so one store serves the whole episode. The
+    level's :class:`ReverseTable` answers first (the generator has usually grown it already,
+    and it is grown further up to :data:`ORACLE_TABLE_STATES` states); beyond it an A* search
+    that stops at the table's edge runs, and its answers are memoised: an exact distance with
+    each state on the path found, and "none within L moves" with its L.
 
     >>> lv, p, b = parse_level(["#####", "#P__#", "#_X_#", "#__O#", "#####"])
     >>> oracle = Oracle(lv)
@@ -345,59 +553,70 @@ class Oracle:
 
     def __init__(self, level: Level) -> None:
         self.level = level
-        self._cache: dict[State, tuple[int | None, int]] = {}
+        self._cache: dict[int, tuple[int | None, int]] = {}
 
     def remember(self, player: int, boxes: tuple[int, ...], distance: int) -> None:
-        """Record a distance known from elsewhere (the generator's reverse search is exact)."""
-        self._cache[(player, boxes)] = (distance, distance)
+        """Record a distance known from elsewhere (it must be exact)."""
+        self._cache[self.level.key(player, boxes)] = (distance, distance)
 
-    def distance(self, player: int, boxes: tuple[int, ...], limit: int) -> int | None:
+    def distance(self, player: int, boxes: Sequence[int], limit: int) -> int | None:
         """Shortest solution length from ``(player, boxes)`` if it is <= ``limit``, else None."""
-        key = (player, boxes)
-        hit = self._cache.get(key)
-        if hit is not None:
-            dist, searched = hit
-            if dist is not None:
-                return dist if dist <= limit else None
-            if searched >= limit:
+        return self.distance_of(self.level.key(player, boxes), limit)
+
+    def distance_of(self, key: int, limit: int) -> int | None:
+        """:meth:`distance` of a state given by its :meth:`Level.key`."""
+        table = self.level.reverse
+        dist = table.dist.get(key)
+        if dist is None:
+            if table.exhausted or limit <= table.depth:
                 return None
-        result = _search(self.level, player, boxes, limit)
+            hit = self._cache.get(key)
+            if hit is not None:
+                dist, searched = hit
+                if dist is None and searched >= limit:
+                    return None
+            if dist is None and len(table.dist) < ORACLE_TABLE_STATES:
+                table.grow(limit, ORACLE_TABLE_STATES)
+                return self.distance_of(key, limit)
+            if dist is None:
+                dist = self._search(key, limit, table)
+                if dist is None:
+                    return None
+        return dist if dist <= limit else None
+
+    def _search(self, key: int, limit: int, table: ReverseTable) -> int | None:
+        result = _search(self.level, key, limit, table)
         if result is None:
             self._cache[key] = (None, limit)
             return None
-        moves, states = result
         # Every state on a shortest path is itself at its shortest distance from the goal.
-        total = len(moves)
-        self._cache[key] = (total, limit)
-        for k, s in enumerate(states):
-            self._cache[s] = (total - k - 1, limit)
+        total, _, keys = result
+        self._cache[key] = (total, total)
+        for k, s in enumerate(keys):
+            if s not in table.dist:
+                self._cache[s] = (total - k - 1, total)
         return total
 
-    def evaluate(self, player: int, boxes: tuple[int, ...], steps_left: int) -> list[MoveEval]:
-        """One :class:`MoveEval` per direction, in :data:`DIRECTIONS` order.
+    def verdict(self, here: int | None, nxt: State | None, steps_left: int) -> tuple[bool, bool]:
+        """``(optimal, solvable)`` for the move to ``nxt`` from a state at distance ``here``.
 
-        Searches only as far as the verdicts need: with ``d`` the distance from here, a move
-        is optimal iff the distance after it is ``d - 1``, and a plain move (no push) can
-        always be undone, so it leaves a distance of at most ``d + 1``.
+        ``here`` is :meth:`distance` of the state before the move with limit ``steps_left``.
+        A move changes the distance by at most one, so it is optimal iff the distance after
+        it is ``here - 1``; it keeps the level solvable iff a solution fits the steps left.
         """
+        if nxt is None or here is None or here == 0:
+            return False, False
+        after = self.distance(nxt[0], nxt[1], steps_left - 1)
+        return after is not None and after == here - 1, after is not None
+
+    def evaluate(self, player: int, boxes: tuple[int, ...], steps_left: int) -> list[MoveEval]:
+        """One :class:`MoveEval` per direction, in :data:`DIRECTIONS` order."""
         here = self.distance(player, boxes, steps_left)
         out = []
         for i in range(len(DIRECTIONS)):
             nxt = move(self.level, player, boxes, i)
-            if nxt is None:
-                out.append(MoveEval(i, False, None, False, False))
-                continue
-            if here is None or here == 0:
-                out.append(MoveEval(i, True, nxt, False, False))
-                continue
-            optimal = self.distance(nxt[0], nxt[1], here - 1) is not None
-            undoable_in_budget = nxt[1] == boxes and here + 1 <= steps_left - 1
-            solvable = (
-                optimal
-                or undoable_in_budget
-                or self.distance(nxt[0], nxt[1], steps_left - 1) is not None
-            )
-            out.append(MoveEval(i, True, nxt, optimal, solvable))
+            optimal, solvable = self.verdict(here, nxt, steps_left)
+            out.append(MoveEval(i, nxt is not None, nxt, optimal, solvable))
         return out
 
     def scores(
@@ -431,11 +650,18 @@ def score_moves(evals: Sequence[MoveEval], mode: str) -> list[float]:
     >>> score_moves(evals, "shortest"), score_moves(evals, "solvable")
     ([-2.0, 2.0, 0.0, -2.0], [-2.0, 2.0, 2.0, -2.0])
     """
+    return [score_move(e.optimal, e.solvable, mode) for e in evals]
+
+
+def score_move(optimal: bool, solvable: bool, mode: str) -> float:
+    """Process reward of one move from its verdict (see :func:`score_moves`).
+
+    >>> score_move(False, True, "shortest"), score_move(False, True, "solvable")
+    (0.0, 2.0)
+    """
     if mode not in ("shortest", "solvable"):
         raise ValueError(f"oracle mode must be 'shortest' or 'solvable', got {mode!r}")
-    return [
-        -2.0 if not e.solvable else 2.0 if e.optimal or mode == "solvable" else 0.0 for e in evals
-    ]
+    return -2.0 if not solvable else 2.0 if optimal or mode == "solvable" else 0.0
 
 
 # ---------------------------------------------------------------------------- text form
@@ -446,23 +672,13 @@ def render(level: Level, player: int, boxes: Sequence[int]) -> list[str]:
     >>> render(lv, p, b)
     ['######', '#SXV_#', '######']
     """
-    box_set = set(boxes)
+    chars = list(level.floor_plan)
     goals = level.goal_set
-    rows = []
-    for r in range(level.height):
-        chars = []
-        for c in range(level.width):
-            x = r * level.width + c
-            if level.walls[x]:
-                chars.append("#")
-            elif x == player:
-                chars.append("S" if x in goals else "P")
-            elif x in box_set:
-                chars.append("V" if x in goals else "X")
-            else:
-                chars.append("O" if x in goals else "_")
-        rows.append("".join(chars))
-    return rows
+    for b in boxes:
+        chars[b] = "V" if b in goals else "X"
+    chars[player] = "S" if player in goals else "P"
+    w = level.width
+    return ["".join(chars[i : i + w]) for i in range(0, len(chars), w)]
 
 
 def parse_level(rows: Sequence[str]) -> tuple[Level, int, tuple[int, ...]]:
@@ -513,6 +729,11 @@ MAX_LAYOUT_TRIES = 24
 #: States one reverse search may visit; bounds generation time on large levels.
 MAX_REVERSE_STATES = 20_000
 
+# Probabilities of the room-carving walk in 16-bit fixed point (uniform 16-bit numbers fall
+# below them with these probabilities).
+_SIDE_CARVE = round(0.40 * 65536)
+_TURN = round(0.35 * 65536)
+
 
 def target_range(max_steps: int) -> tuple[int, int]:
     """Optimal-solution lengths the generator aims for: about 1/3 to 2/3 of the budget.
@@ -526,93 +747,111 @@ def target_range(max_steps: int) -> tuple[int, int]:
     return max(1, hi // 2), hi
 
 
-def _carve(rng: np.random.Generator, size: int) -> list[bool]:
-    # A random walk over the interior; it sometimes also carves a side cell, so rooms mix
-    # corridors with 2-wide areas where the player can walk round a box.
-    walls = [True] * (size * size)
-    inner = size - 2
-    target = round(inner * inner * float(rng.uniform(0.55, 0.85)))
-    r, c = int(rng.integers(1, size - 1)), int(rng.integers(1, size - 1))
-    steps = ((-1, 0), (1, 0), (0, -1), (0, 1))
-    heading = int(rng.integers(4))
-    carved = 0
-    for _ in range(40 * inner * inner):
-        cells = [(r, c)]
-        if rng.random() < 0.4:
-            dr, dc = steps[int(rng.integers(4))]
-            cells.append((r + dr, c + dc))
-        for rr, cc in cells:
-            if 1 <= rr <= inner and 1 <= cc <= inner and walls[rr * size + cc]:
-                walls[rr * size + cc] = False
-                carved += 1
-        if carved >= target:
-            break
-        if rng.random() < 0.35:
-            heading = int(rng.integers(4))
-        dr, dc = steps[heading]
-        if 1 <= r + dr <= inner and 1 <= c + dc <= inner:
-            r, c = r + dr, c + dc
-        else:
-            heading = int(rng.integers(4))
-    return walls
+@lru_cache(maxsize=16)
+def _room_walk(size: int) -> tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...]]:
+    # Interior cells, and per cell its neighbour in each direction (-1 off the interior).
+    inner = [r * size + c for r in range(1, size - 1) for c in range(1, size - 1)]
+    inside = set(inner)
+    step = []
+    for x in range(size * size):
+        step.append(tuple(x + d if x + d in inside else -1 for d in (-size, size, -1, 1)))
+    return tuple(inner), tuple(step)
 
 
-def _reverse_layers(level: Level, max_depth: int, max_states: int) -> list[list[State]]:
-    """States grouped by exact distance to a solved state, found by pulling from the goals.
+class _Draws:
+    """Uniform 16-bit numbers from the episode's generator, drawn in batches.
 
-    Layer 0 holds the positions right after a final push (every shortest solution ends with
-    one); layer k holds states whose shortest solution has exactly k moves (solved states met
-    on the way are in a layer too and must be skipped by the caller).
+    One numpy call per random number would cost more than the rest of a small level's
+    generation, so raw 64-bit outputs are drawn a batch at a time and split into four 16-bit
+    numbers each (little-endian on every platform, so a seed means the same everywhere).
     """
-    walls, goals = level.walls, level.goals
-    goal_set = level.goal_set
-    sources: list[State] = []
-    for g in goals:
-        for d in level.deltas:
-            p, q = g - d, g - 2 * d
-            # The player stands at p after pushing the box from p onto g, having come from q.
-            free = not walls[p] and p not in goal_set and 0 <= q < len(walls) and not walls[q]
-            if free and q not in goal_set and (p, goals) not in sources:
-                sources.append((p, goals))
-    seen = set(sources)
-    layers = [sources]
-    while len(layers) <= max_depth and len(seen) < max_states:
-        nxt: list[State] = []
-        for p, bx in layers[-1]:
-            for d in level.deltas:
-                q = p + d
-                if walls[q] or q in bx:
-                    continue
-                # Step back without a box, and, if a box is behind the player, pull it along.
-                back = [(q, bx)]
-                if p - d in bx:
-                    back.append((q, tuple(sorted(p if b == p - d else b for b in bx))))
-                for ns in back:
-                    if ns not in seen:
-                        seen.add(ns)
-                        nxt.append(ns)
-        if not nxt:
-            break
-        layers.append(nxt)
-    return layers
+
+    __slots__ = ("_buf", "_next", "_raw")
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self._raw = rng.bit_generator.random_raw
+        self._buf: list[int] = []
+        self._next = 0
+
+    def take(self, k: int) -> list[int]:
+        """The next ``k`` numbers in [0, 65536)."""
+        start = self._next
+        if start + k > len(self._buf):
+            words = self._raw(max(16, (k + 3) // 4))
+            self._buf = self._buf[start:] + words.astype("<u8", copy=False).view("<u2").tolist()
+            start = 0
+        self._next = start + k
+        return self._buf[start : start + k]
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)`` (from 32 bits; the bias is below ``n / 2**32``)."""
+        lo, hi = self.take(2)
+        return (hi << 16 | lo) % n
 
 
-def _pick(
-    rng: np.random.Generator, level: Level, layers: list[list[State]], lo: int, hi: int
-) -> tuple[int, State] | None:
-    # Distances with an unsolved state, capped at hi; prefer starts with every box off a goal.
-    usable = []
-    for k in range(1, min(hi, len(layers) - 1) + 1):
-        cands = [s for s in layers[k] if s[1] != level.goals]
-        if cands:
-            usable.append((k, cands))
-    if not usable:
+def _carve(draws: _Draws, size: int) -> tuple[list[bool], list[int]]:
+    # A random walk over the interior; it sometimes also carves a side cell, so rooms mix
+    # corridors with 2-wide areas where the player can walk round a box. Returns the walls
+    # and the carved cells in carving order.
+    inner_cells, step = _room_walk(size)
+    inner = size - 2
+    u0, u1, u2 = draws.take(3)
+    # A uniform draw in [0.55, 0.85) from 32 bits: the share of the interior to carve.
+    target = round(inner * inner * (0.55 + 0.3 * (u1 << 16 | u0) / (1 << 32)))
+    cell = inner_cells[draws.below(len(inner_cells))]
+    heading = u2 & 3
+    walls = [True] * (size * size)
+    floor: list[int] = []
+    budget = 40 * inner * inner
+    while budget > 0:
+        n = min(budget, 3 * target + 4)
+        budget -= n
+        batch = iter(draws.take(3 * n))
+        # Per walk step: a side-carve draw, a turn draw, and three 2-bit directions.
+        for side_draw, turn_draw, dirs in zip(batch, batch, batch, strict=True):
+            if walls[cell]:
+                walls[cell] = False
+                floor.append(cell)
+            if side_draw < _SIDE_CARVE:
+                side = step[cell][dirs & 3]
+                if side >= 0 and walls[side]:
+                    walls[side] = False
+                    floor.append(side)
+            if len(floor) >= target:
+                return walls, floor
+            if turn_draw < _TURN:
+                heading = (dirs >> 2) & 3
+            nxt = step[cell][heading]
+            if nxt >= 0:
+                cell = nxt
+            else:
+                heading = (dirs >> 4) & 3
+    return walls, floor
+
+
+def _sample(draws: _Draws, pool: Sequence[int], k: int) -> list[int]:
+    # k distinct items, uniformly (a partial Fisher-Yates shuffle).
+    items = list(pool)
+    for i in range(k):
+        j = i + draws.below(len(items) - i)
+        items[i], items[j] = items[j], items[i]
+    return items[:k]
+
+
+def _pick(draws: _Draws, level: Level, lo: int, hi: int) -> tuple[int, State] | None:
+    # A distance drawn uniformly from those in [lo, hi] that have states (else the largest
+    # below lo), then a state at that distance, preferring starts with every box off a goal.
+    # Layer 0 holds all solved states, so every later layer is unsolved.
+    table = level.reverse
+    top = min(hi, table.depth)
+    if top < 1:
         return None
-    in_range = [u for u in usable if u[0] >= lo]
-    k, cands = in_range[int(rng.integers(len(in_range)))] if in_range else usable[-1]
-    clear = [s for s in cands if not level.goal_set.intersection(s[1])]
-    pool = clear or cands
-    return k, pool[int(rng.integers(len(pool)))]
+    k = lo + draws.below(top - lo + 1) if top >= lo else top
+    layer = table.layers[k]
+    goal_key = level.goal_key
+    clear = [s for s in layer if not s & goal_key]
+    pool = clear or layer
+    return k, level.unkey(pool[draws.below(len(pool))])
 
 
 def generate_level(
@@ -621,36 +860,36 @@ def generate_level(
     """A seeded, solvable ``size x size`` level whose shortest solution fits ``max_steps``.
 
     Returns ``(level, player, boxes, optimal_moves)``. Carves a room, puts boxes on goals and
-    searches backwards (pulls) from the solved positions, which yields every start state with
-    its exact shortest distance; one with a distance in :func:`target_range` is drawn. Bounded:
-    after :data:`MAX_LAYOUT_TRIES` layouts the best one seen (or an open room) is used.
+    searches backwards (pulls) from the solved positions (:class:`ReverseTable`), which yields
+    every start state with its exact shortest distance; one with a distance in
+    :func:`target_range` is drawn. Bounded: after :data:`MAX_LAYOUT_TRIES` layouts the best one
+    seen (or an open room) is used. The level keeps the table, so an :class:`Oracle` of it
+    starts with exact distances for every state within ``target_range(max_steps)[1]`` moves.
 
     >>> lv, p, b, n = generate_level(np.random.default_rng(0), 6, 1, 15)
     >>> 1 <= n <= 15 and shortest_distance(lv, p, b, 15) == n
     True
     """
     lo, hi = target_range(max_steps)
+    draws = _Draws(rng)
     best: tuple[Level, int, State] | None = None
     for attempt in range(MAX_LAYOUT_TRIES + 1):
         if attempt < MAX_LAYOUT_TRIES:
-            walls = _carve(rng, size)
+            walls, floor = _carve(draws, size)
+            if len(floor) < boxes + 2:
+                continue
+            goals = sorted(_sample(draws, floor, boxes))
         else:
             # Fallback: an open room. Goals along the right-hand interior column can always be
             # pulled left, so this layout always has unsolved start states.
             walls = [
                 r in (0, size - 1) or c in (0, size - 1) for r in range(size) for c in range(size)
             ]
-        floor = [x for x, w in enumerate(walls) if not w]
-        if len(floor) < boxes + 2:
-            continue
-        if attempt < MAX_LAYOUT_TRIES:
-            goals = sorted(int(g) for g in rng.permutation(floor)[:boxes])
-        else:
-            rows = rng.permutation(np.arange(1, size - 1))[:boxes]
-            goals = sorted(int(r) * size + size - 2 for r in rows)
+            rows = _sample(draws, range(1, size - 1), boxes)
+            goals = sorted(r * size + size - 2 for r in rows)
         level = Level(size, size, tuple(walls), tuple(goals))
-        layers = _reverse_layers(level, hi, MAX_REVERSE_STATES)
-        picked = _pick(rng, level, layers, lo, hi)
+        level.reverse.grow(hi, MAX_REVERSE_STATES)
+        picked = _pick(draws, level, lo, hi)
         if picked is None:
             continue
         k, (player, bx) = picked

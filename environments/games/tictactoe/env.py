@@ -137,6 +137,7 @@ class TicTacToeEnv(TextEnv):
         *,
         reward_mode: str = "both",
         render_mode: str | None = None,
+        score_process: bool = True,
     ) -> None:
         if not isinstance(opponent, str) or opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {OPPONENT_CHOICES}, got {opponent!r}")
@@ -150,7 +151,11 @@ class TicTacToeEnv(TextEnv):
         self.max_invalid = check_range("max_invalid", max_invalid, 1, 100)
         self.opponent = opponent
         self.agent_first = agent_first
-        super().__init__(reward_mode=reward_mode, render_mode=render_mode)
+        # The minimax table is memoised and success is defined by game values, so there is no
+        # oracle work to skip when score_process is False; the base class zeroes the part.
+        super().__init__(
+            reward_mode=reward_mode, render_mode=render_mode, score_process=score_process
+        )
         self._moves: list[int] = []
         self._board: Board = empty_board()
         self._agent = X

@@ -1,0 +1,258 @@
+"""Minesweeper: step throughput and new-game time on 8x8 / 10 mines (TextArena's default
+``Minesweeper-v0`` board), oracle scoring and the exact mine posterior on 9x9 / 10 mines.
+
+reasoning-gym 0.1.25 has no Minesweeper generator, so TextArena is the only peer here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from bench_common import (
+    OursEpisode,
+    describe,
+    make_ours,
+    ours_play,
+    record_rounds,
+    scaled,
+    seed_counter,
+)
+from peers import (
+    peer_label,
+    require_peer,
+    textarena_minesweeper_episodes,
+    textarena_play,
+)
+
+ENV_ID = "agentgym/Minesweeper-v0"
+ROWS, COLS, MINES = 8, 8, 10  # TextArena's Minesweeper-v0 board
+STEPS = 5  # safe reveals timed per round, after the first (mine-placing) reveal
+SEEDS = range(16)  # spare seeds: boards with fewer than STEPS + 1 safe reveals are dropped
+EPISODES = 6
+STEP_ROUNDS = 200
+POSTERIOR = (9, 9, 10)
+POSTERIOR_TARGET_S = 0.005
+
+
+def _first_reveal(rows: int, cols: int) -> str:
+    # The same cell TextArena's side opens first ([rows//2 cols//2] 0-based), 1-based here.
+    return f"reveal {rows // 2 + 1} {cols // 2 + 1}"
+
+
+def _ours_episodes(env: Any) -> list[OursEpisode]:
+    """Start states after the first reveal plus ``STEPS`` P(mine)=0 reveals from the oracle."""
+    episodes = []
+    for seed in SEEDS:
+        env.reset(seed=seed)
+        _, _, terminated, _, _ = env.step(_first_reveal(ROWS, COLS))
+        snapshot = env.unwrapped.get_state()
+        actions = []
+        while not terminated and len(actions) < STEPS:
+            best = env.unwrapped.oracle_actions()
+            # Only certain-safe reveals (+2), so every timed step is valid and never ends it.
+            if not best or env.unwrapped.score_actions(best[:1]) != [2.0]:
+                break
+            _, _, terminated, _, _ = env.step(best[0])
+            actions.append(best[0])
+        if len(actions) == STEPS and not terminated:
+            episodes.append(OursEpisode(snapshot, actions))
+        if len(episodes) == EPISODES:
+            return episodes
+    raise RuntimeError(f"only {len(episodes)} of the seeds gave {STEPS} safe reveals")
+
+
+# ------------------------------------------------------------------------ step throughput
+def test_minesweeper_step_agentgym(benchmark: Any) -> None:
+    """One certain-safe reveal through ``gym.make``; the exact posterior runs on every step."""
+    env = make_ours(ENV_ID, rows=ROWS, cols=COLS, mines=MINES)
+    episodes = _ours_episodes(env)
+
+    def start(ep: OursEpisode) -> Any:
+        env.unwrapped.set_state(ep.snapshot)
+        return env
+
+    describe(
+        benchmark,
+        group="minesweeper-step",
+        side="agentgym",
+        impl="agentgym (gym.make, exact-posterior reward on)",
+        unit="step",
+        per_round=STEPS,
+        primary=True,
+        target={"against": "textarena", "min_ratio": 10},
+    )
+    record_rounds(
+        benchmark,
+        ours_play,
+        [lambda ep=ep: start(ep) for ep in episodes],
+        [ep.actions for ep in episodes],
+        scaled(STEP_ROUNDS),
+    )
+
+
+def _textarena_step(benchmark: Any, raw: bool) -> None:
+    episodes = textarena_minesweeper_episodes(
+        SEEDS, STEPS, rows=ROWS, cols=COLS, mines=MINES, raw=raw
+    )[:EPISODES]
+    variant = "-raw, no wrappers" if raw else ""
+    describe(
+        benchmark,
+        group="minesweeper-step",
+        side="peer",
+        impl=peer_label("textarena", variant or "default wrappers"),
+        peer="textarena",
+        variant=variant,
+        unit="step",
+        per_round=STEPS,
+    )
+    record_rounds(
+        benchmark,
+        textarena_play,
+        [ep.fresh for ep in episodes],
+        [ep.actions for ep in episodes],
+        scaled(STEP_ROUNDS),
+    )
+
+
+def test_minesweeper_step_textarena(benchmark: Any) -> None:
+    """TextArena ``Minesweeper-v0`` (LLM observation wrapper), numbered-cell reveals."""
+    _textarena_step(benchmark, raw=False)
+
+
+def test_minesweeper_step_textarena_raw(benchmark: Any) -> None:
+    """TextArena ``Minesweeper-v0-raw``: no wrappers."""
+    _textarena_step(benchmark, raw=True)
+
+
+# ------------------------------------------------------------------------ new game
+def test_minesweeper_reset_agentgym(benchmark: Any) -> None:
+    """``reset(seed)`` plus the first reveal, which places the mines (as TextArena does)."""
+    env = make_ours(ENV_ID, rows=ROWS, cols=COLS, mines=MINES)
+    next_seed = seed_counter(1000)
+    first = _first_reveal(ROWS, COLS)
+
+    def new_game() -> float:
+        env.reset(seed=next_seed())
+        return env.step(first)[1]
+
+    describe(
+        benchmark,
+        group="minesweeper-reset",
+        side="agentgym",
+        impl="agentgym (reset + first reveal)",
+        unit="game",
+        primary=True,
+    )
+    assert benchmark(new_game) == 2.0
+
+
+def test_minesweeper_reset_textarena(benchmark: Any) -> None:
+    """TextArena ``reset`` plus the first reveal (mines are placed on the first move)."""
+    ta = require_peer("textarena")
+    env = ta.make("Minesweeper-v0", rows=ROWS, cols=COLS, num_mines=MINES)
+    next_seed = seed_counter(1000)
+    first = f"[{ROWS // 2} {COLS // 2}]"
+
+    def new_game() -> None:
+        env.reset(num_players=1, seed=next_seed())
+        env.get_observation()
+        env.step(first)
+
+    describe(
+        benchmark,
+        group="minesweeper-reset",
+        side="peer",
+        impl=peer_label("textarena", "reset + first reveal"),
+        peer="textarena",
+        unit="game",
+    )
+    benchmark(new_game)
+
+
+# ------------------------------------------------------------------------ oracle
+def test_minesweeper_oracle_score_all(benchmark: Any) -> None:
+    """``score_actions(every legal action)`` (reveal and flag of each hidden cell), 9x9/10."""
+    rows, cols, mines = POSTERIOR
+    env = make_ours(ENV_ID, rows=rows, cols=cols, mines=mines)
+    states, legal = [], []
+    for seed in range(12):
+        env.reset(seed=seed)
+        _, _, terminated, _, info = env.step(_first_reveal(rows, cols))
+        for _ in range(2):
+            if terminated:
+                break
+            _, _, terminated, _, info = env.step(env.unwrapped.oracle_actions()[0])
+        if not terminated:
+            states.append(env.unwrapped.get_state())
+            legal.append(list(info["available_actions"]))
+
+    def start(i: int) -> Any:
+        env.unwrapped.set_state(states[i])
+        return env
+
+    def score(env: Any, actions: list[str]) -> None:
+        env.unwrapped.score_actions(actions)
+
+    describe(
+        benchmark,
+        group="minesweeper-oracle",
+        side="agentgym",
+        impl="agentgym score_actions(all legal), 9x9/10",
+        unit="call",
+        primary=True,
+        legal_actions=round(sum(map(len, legal)) / len(legal), 1),
+    )
+    record_rounds(
+        benchmark, score, [lambda i=i: start(i) for i in range(len(states))], legal, scaled(200)
+    )
+
+
+def _posterior_states(count: int, seed: int = 2024) -> list[tuple[list[bool], list[int]]]:
+    """Mid-game 9x9/10 boards: first reveal, then 0-6 random safe reveals (fixed seed)."""
+    logic = pytest.importorskip("agentgym.environments.games.minesweeper.logic")
+    rows, cols, mines = POSTERIOR
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < count:
+        first = int(rng.integers(rows * cols))
+        layout = set(logic.place_mines(rows, cols, mines, first, rng))
+        counts = logic.neighbour_counts(rows, cols, sorted(layout))
+        revealed = [False] * (rows * cols)
+        flags = [False] * (rows * cols)
+        for _ in range(1 + int(rng.integers(0, 7))):
+            safe = [i for i in range(rows * cols) if not revealed[i] and i not in layout]
+            if not safe:
+                break
+            cell = first if not any(revealed) else safe[int(rng.integers(len(safe)))]
+            for j in logic.flood_reveal(rows, cols, counts, revealed, flags, cell):
+                revealed[j] = True
+        if any(not revealed[i] and i not in layout for i in range(rows * cols)):
+            states.append((revealed, counts))
+    return states
+
+
+def test_minesweeper_posterior(benchmark: Any) -> None:
+    """``mine_posterior`` (exact, all hidden cells) on 40 mid-game 9x9 / 10-mine boards."""
+    logic = pytest.importorskip("agentgym.environments.games.minesweeper.logic")
+    rows, cols, mines = POSTERIOR
+    states = _posterior_states(40)
+    order = iter(range(10**9))
+
+    def setup() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        revealed, counts = states[next(order) % len(states)]
+        return (rows, cols, mines, revealed, counts), {}
+
+    describe(
+        benchmark,
+        group="minesweeper-posterior",
+        side="agentgym",
+        impl="agentgym mine_posterior, 9x9/10",
+        unit="posterior",
+        primary=True,
+        target={"max_median_s": POSTERIOR_TARGET_S},
+        degraded=sum(logic.mine_posterior(rows, cols, mines, r, c).degraded for r, c in states),
+    )
+    post = benchmark.pedantic(logic.mine_posterior, setup=setup, rounds=scaled(400))
+    assert not post.degraded

@@ -1,0 +1,195 @@
+"""Sudoku 9x9, 40 blanks: step throughput, puzzle generation and oracle scoring.
+
+Peers: TextArena ``Sudoku-v0`` (``clues=41``, i.e. 40 blanks) and reasoning-gym ``sudoku``
+(``min_empty = max_empty = 40``). Run with ``scripts/bench.sh`` or
+``pytest benchmarks/test_bench_sudoku.py --benchmark-only``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench_common import (
+    OursEpisode,
+    describe,
+    make_ours,
+    ours_play,
+    record_rounds,
+    scaled,
+    seed_counter,
+)
+from peers import (
+    peer_label,
+    reasoning_gym_dataset,
+    require_peer,
+    textarena_play,
+    textarena_sudoku_episodes,
+)
+
+ENV_ID = "agentgym/Sudoku-v0"
+BLANKS = 40
+STEPS = 30  # correct placements timed per round, on both sides
+SEEDS = range(6)
+STEP_ROUNDS = 150
+
+
+def _ours_episodes(env: Any) -> list[OursEpisode]:
+    """Start states plus ``STEPS`` oracle-chosen correct placements from each."""
+    episodes = []
+    for seed in SEEDS:
+        env.reset(seed=seed)
+        snapshot = env.unwrapped.get_state()
+        actions = []
+        for _ in range(STEPS):
+            action = env.unwrapped.oracle_actions()[0]
+            _, reward, terminated, _, info = env.step(action)
+            assert info["valid_action"] and reward > 0 and not terminated, (action, reward)
+            actions.append(action)
+        episodes.append(OursEpisode(snapshot, actions))
+    return episodes
+
+
+# ------------------------------------------------------------------------ step throughput
+def test_sudoku_step_agentgym(benchmark: Any) -> None:
+    """One correct placement through ``gym.make`` (oracle process reward always computed)."""
+    env = make_ours(ENV_ID, blanks=BLANKS)
+    episodes = _ours_episodes(env)
+
+    def start(ep: OursEpisode) -> Any:
+        env.unwrapped.set_state(ep.snapshot)
+        return env
+
+    describe(
+        benchmark,
+        group="sudoku-step",
+        side="agentgym",
+        impl="agentgym (gym.make, oracle reward on)",
+        unit="step",
+        per_round=STEPS,
+        primary=True,
+        target={"against": "textarena", "min_ratio": 10},
+    )
+    record_rounds(
+        benchmark,
+        ours_play,
+        [lambda ep=ep: start(ep) for ep in episodes],
+        [ep.actions for ep in episodes],
+        scaled(STEP_ROUNDS),
+    )
+    assert env.unwrapped.steps == STEPS
+
+
+def _textarena_step(benchmark: Any, raw: bool) -> None:
+    episodes = textarena_sudoku_episodes(SEEDS, STEPS, clues=81 - BLANKS, raw=raw)
+    variant = "-raw, no wrappers" if raw else ""
+    describe(
+        benchmark,
+        group="sudoku-step",
+        side="peer",
+        impl=peer_label("textarena", variant or "default wrappers"),
+        peer="textarena",
+        variant=variant,
+        unit="step",
+        per_round=STEPS,
+    )
+    record_rounds(
+        benchmark,
+        textarena_play,
+        [ep.fresh for ep in episodes],
+        [ep.actions for ep in episodes],
+        scaled(STEP_ROUNDS),
+    )
+
+
+def test_sudoku_step_textarena(benchmark: Any) -> None:
+    """TextArena ``Sudoku-v0`` as made by ``ta.make`` (LLM observation wrapper)."""
+    _textarena_step(benchmark, raw=False)
+
+
+def test_sudoku_step_textarena_raw(benchmark: Any) -> None:
+    """TextArena ``Sudoku-v0-raw``: no wrappers, its cheapest possible step."""
+    _textarena_step(benchmark, raw=True)
+
+
+# ------------------------------------------------------------------------ generation
+def test_sudoku_reset_agentgym(benchmark: Any) -> None:
+    """``reset(seed)``: a unique-solution 9x9 puzzle with 40 blanks, first observation."""
+    env = make_ours(ENV_ID, blanks=BLANKS)
+    next_seed = seed_counter(1000)
+    describe(
+        benchmark,
+        group="sudoku-reset",
+        side="agentgym",
+        impl="agentgym (reset, 40 blanks)",
+        unit="puzzle",
+        primary=True,
+    )
+    obs, _ = benchmark(lambda: env.reset(seed=next_seed()))
+    assert obs.count(".") >= BLANKS
+
+
+def test_sudoku_reset_textarena(benchmark: Any) -> None:
+    """TextArena ``reset``: full grid, then clue removal with a uniqueness check (41 clues)."""
+    textarena = require_peer("textarena")
+    env = textarena.make("Sudoku-v0", clues=81 - BLANKS)
+    next_seed = seed_counter(1000)
+    describe(
+        benchmark,
+        group="sudoku-reset",
+        side="peer",
+        impl=peer_label("textarena", "reset, clues=41"),
+        peer="textarena",
+        unit="puzzle",
+    )
+    benchmark(lambda: env.reset(num_players=1, seed=next_seed()))
+
+
+def test_sudoku_reset_reasoning_gym(benchmark: Any) -> None:
+    """reasoning-gym ``sudoku`` item (puzzle with 40 empty cells, question, answer)."""
+    dataset = reasoning_gym_dataset(
+        "sudoku", min_empty=BLANKS, max_empty=BLANKS, seed=0, size=1_000_000
+    )
+    next_index = seed_counter(0)
+    describe(
+        benchmark,
+        group="sudoku-reset",
+        side="peer",
+        impl=peer_label("reasoning-gym", "sudoku item, 40 empty"),
+        peer="reasoning-gym",
+        unit="puzzle",
+    )
+    item = benchmark(lambda: dataset[next_index()])
+    assert item["metadata"]["num_empty"] == BLANKS
+
+
+# ------------------------------------------------------------------------ oracle scoring
+def test_sudoku_oracle_score_all(benchmark: Any) -> None:
+    """``score_actions(every legal action)`` in mid-game states (10 placements in)."""
+    env = make_ours(ENV_ID, blanks=BLANKS)
+    states, legal = [], []
+    for seed in SEEDS:
+        _, info = env.reset(seed=seed)
+        for _ in range(10):
+            _, _, _, _, info = env.step(env.unwrapped.oracle_actions()[0])
+        states.append(env.unwrapped.get_state())
+        legal.append(list(info["available_actions"]))
+
+    def start(i: int) -> Any:
+        env.unwrapped.set_state(states[i])
+        return env
+
+    def score(env: Any, actions: list[str]) -> None:
+        env.unwrapped.score_actions(actions)
+
+    describe(
+        benchmark,
+        group="sudoku-oracle",
+        side="agentgym",
+        impl="agentgym score_actions(all legal)",
+        unit="call",
+        primary=True,
+        legal_actions=round(sum(map(len, legal)) / len(legal), 1),
+    )
+    record_rounds(
+        benchmark, score, [lambda i=i: start(i) for i in range(len(states))], legal, scaled(200)
+    )

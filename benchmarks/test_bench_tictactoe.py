@@ -1,0 +1,177 @@
+"""Tic-tac-toe: a whole game's moves, new-game time and minimax oracle scoring.
+
+Peer: TextArena ``TicTacToe-v0``, a two-player env. One agentgym ``step`` is the agent's move
+*plus* the built-in opponent's reply, so the peer side replays the very same game with both
+players' moves (9 TextArena steps for our 5). The unit on both sides is one agent move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench_common import (
+    OursEpisode,
+    describe,
+    make_ours,
+    ours_play,
+    record_rounds,
+    scaled,
+    seed_counter,
+)
+from peers import peer_label, require_peer, textarena_play, textarena_tictactoe_episode
+
+ENV_ID = "agentgym/TicTacToe-v0"
+SEEDS = range(6)
+AGENT_MOVES = 5  # X against the optimal opponent, oracle play: always a 9-move draw
+
+
+def _cell(action: str) -> int:
+    row, col = (int(x) for x in action.split())
+    return 3 * (row - 1) + col - 1
+
+
+def _ours_games(env: Any) -> tuple[list[OursEpisode], list[list[int]]]:
+    """Oracle games against the optimal opponent, and each game's full move list (0-8)."""
+    episodes, games = [], []
+    for seed in SEEDS:
+        env.reset(seed=seed)
+        snapshot = env.unwrapped.get_state()
+        actions, cells, terminated = [], [], False
+        while not terminated:
+            action = env.unwrapped.oracle_actions()[0]
+            _, _, terminated, _, info = env.step(action)
+            actions.append(action)
+            cells.append(_cell(action))
+            if info["opponent_move"]:
+                cells.append(_cell(info["opponent_move"]))
+        assert len(actions) == AGENT_MOVES and len(cells) == 9, (actions, cells)
+        episodes.append(OursEpisode(snapshot, actions))
+        games.append(cells)
+    return episodes, games
+
+
+def test_tictactoe_step_agentgym(benchmark: Any) -> None:
+    """A whole game: 5 agent moves, each with the opponent's reply and the minimax reward."""
+    env = make_ours(ENV_ID, opponent="optimal", agent_first=True)
+    episodes, _ = _ours_games(env)
+
+    def start(ep: OursEpisode) -> Any:
+        env.unwrapped.set_state(ep.snapshot)
+        return env
+
+    describe(
+        benchmark,
+        group="tictactoe-step",
+        side="agentgym",
+        impl="agentgym (gym.make, minimax reward on, opponent inside step)",
+        unit="agent move",
+        per_round=AGENT_MOVES,
+        primary=True,
+    )
+    record_rounds(
+        benchmark,
+        ours_play,
+        [lambda ep=ep: start(ep) for ep in episodes],
+        [ep.actions for ep in episodes],
+        scaled(300),
+    )
+
+
+def _textarena_step(benchmark: Any, raw: bool) -> None:
+    env = make_ours(ENV_ID, opponent="optimal", agent_first=True)
+    _, games = _ours_games(env)
+    episodes = [textarena_tictactoe_episode(cells, raw=raw) for cells in games]
+    variant = "-raw, no wrappers" if raw else ""
+    describe(
+        benchmark,
+        group="tictactoe-step",
+        side="peer",
+        impl=peer_label("textarena", (variant or "default wrappers") + ", both players"),
+        peer="textarena",
+        variant=variant,
+        unit="agent move",
+        per_round=AGENT_MOVES,
+    )
+    record_rounds(
+        benchmark,
+        textarena_play,
+        [ep.fresh for ep in episodes],
+        [ep.actions for ep in episodes],
+        scaled(300),
+    )
+
+
+def test_tictactoe_step_textarena(benchmark: Any) -> None:
+    """TextArena ``TicTacToe-v0`` replaying the same 9-move games (default wrappers)."""
+    _textarena_step(benchmark, raw=False)
+
+
+def test_tictactoe_step_textarena_raw(benchmark: Any) -> None:
+    """TextArena ``TicTacToe-v0-raw``: no wrappers."""
+    _textarena_step(benchmark, raw=True)
+
+
+def test_tictactoe_reset_agentgym(benchmark: Any) -> None:
+    """``reset(seed)`` with the agent second, so the opponent's opening move is included."""
+    env = make_ours(ENV_ID, opponent="optimal", agent_first=False)
+    next_seed = seed_counter(1000)
+    describe(
+        benchmark,
+        group="tictactoe-reset",
+        side="agentgym",
+        impl="agentgym (reset, opponent opens)",
+        unit="game",
+        primary=True,
+    )
+    benchmark(lambda: env.reset(seed=next_seed()))
+
+
+def test_tictactoe_reset_textarena(benchmark: Any) -> None:
+    """TextArena ``reset(num_players=2)`` (no opening move: the agent sides alternate)."""
+    ta = require_peer("textarena")
+    env = ta.make("TicTacToe-v0")
+    next_seed = seed_counter(1000)
+    describe(
+        benchmark,
+        group="tictactoe-reset",
+        side="peer",
+        impl=peer_label("textarena", "reset"),
+        peer="textarena",
+        unit="game",
+    )
+    benchmark(lambda: env.reset(num_players=2, seed=next_seed()))
+
+
+def test_tictactoe_oracle_score_all(benchmark: Any) -> None:
+    """``score_actions(every empty cell)`` from the positions of an oracle game."""
+    env = make_ours(ENV_ID, opponent="random", agent_first=True)
+    states, legal = [], []
+    for seed in SEEDS:
+        _, info = env.reset(seed=seed)
+        for _ in range(seed % 3):
+            _, _, terminated, _, info = env.step(env.unwrapped.oracle_actions()[0])
+            if terminated:
+                break
+        if info["available_actions"]:
+            states.append(env.unwrapped.get_state())
+            legal.append(list(info["available_actions"]))
+
+    def start(i: int) -> Any:
+        env.unwrapped.set_state(states[i])
+        return env
+
+    def score(env: Any, actions: list[str]) -> None:
+        env.unwrapped.score_actions(actions)
+
+    describe(
+        benchmark,
+        group="tictactoe-oracle",
+        side="agentgym",
+        impl="agentgym score_actions(all legal)",
+        unit="call",
+        primary=True,
+        legal_actions=round(sum(map(len, legal)) / len(legal), 1),
+    )
+    record_rounds(
+        benchmark, score, [lambda i=i: start(i) for i in range(len(states))], legal, scaled(300)
+    )

@@ -1,0 +1,568 @@
+"""WebShop in a real browser: Chromium on the loopback site, accessibility tree in, clicks out.
+
+``gym.make("agentgym/WebShop-v0", mode="browser")`` (or ``WebShopEnv(mode="browser")``) gives
+a :class:`BrowserWebShopEnv`: the same engine, goals and rewards as the text mode, but the
+agent sees the page as an accessibility tree with element ids and acts with BrowserGym-style
+calls. The page is :mod:`.site`'s HTML, served from this process on 127.0.0.1; every
+``search``/``click`` reaches the engine through an HTTP request the browser makes, so what the
+agent does in the browser is exactly what gets scored.
+
+>>> from agentgym.browser import browser_available
+>>> if browser_available():
+...     env = BrowserWebShopEnv(num_products=2000, goal_index=0)
+...     obs, info = env.reset(seed=0)
+...     print(obs.splitlines()[-1][:24])
+...     env.close()
+Steps left: 15. Actions:
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import weakref
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agentgym import browser as _browser
+from agentgym.browser import (
+    MAX_FILL_CHARS,
+    ActionResult,
+    BrowserAction,
+    BrowserContextHandle,
+    BrowserUnavailable,
+    Observation,
+    page_snapshot,
+    parse_browser_action,
+    perform_action,
+    to_ascii,
+)
+from agentgym.core import Outcome, check_range
+
+from .catalog import DEFAULT_NUM_PRODUCTS
+from .engine import BACK_TO_SEARCH, PAGE_DONE, PREV, Page
+from .env import WebShopEnv
+from .site import (
+    COOKIE_NAME,
+    SEARCH_BOX_ID,
+    SEARCH_BUTTON_ID,
+    ShopSession,
+    element_ids,
+    get_server,
+    release_session,
+)
+
+__all__ = ["BrowserWebShopEnv"]
+
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_TEXT_ROLES = frozenset({"textbox", "searchbox"})
+_FOOTER_ACTIONS = 'click(ID), fill(ID, "text"), press(KEY), scroll(up|down), back()'
+# Loads ``url`` in place when the page can (the site's script), resolving to true when done.
+_LOAD_JS = (
+    "(u) => typeof window.__agentgymLoad === 'function'"
+    " ? window.__agentgymLoad(u).then(() => true) : false"
+)
+# Gives the keyboard focus to the element with this id (or to nothing).
+_FOCUS_JS = (
+    '(id) => { const e = id === null ? null : document.querySelector(`[data-agid="${id}"]`);'
+    " if (e) { e.focus(); } else if (document.activeElement) { document.activeElement.blur(); } }"
+)
+
+
+def _weak_page(ref: weakref.ref) -> Page:
+    env = ref()
+    if env is None:
+        raise LookupError("this shop session's env is gone")
+    return env._current_page()
+
+
+def _weak_act(ref: weakref.ref, kind: str, arg: str) -> bool:
+    env = ref()
+    return False if env is None else env._server_act(kind, arg)
+
+
+# Browser-side jobs. They run on the Playwright thread and take plain data, never the env:
+# Playwright keeps the frame of its latest call (and so that frame's locals) alive until its
+# next call, and a frame holding ``self`` would keep a forgotten env from being collected.
+def _add_cookie(page: Any, cookie: dict[str, Any]) -> None:
+    page.context.add_cookies([cookie])
+
+
+def _load_job(
+    page: Any, ctx: BrowserContextHandle, origin: str, typed: dict[str, str], focus: str | None
+) -> Observation:
+    """Show the engine's current page (fresh links), re-type the boxes, restore the focus."""
+    url = origin + "/page"
+    if not (page.url.startswith(origin + "/") and page.evaluate(_LOAD_JS, url)):
+        page.goto(url, wait_until="load")
+    for agid, text in typed.items():
+        perform_action(ctx, page, BrowserAction("fill", agid, text))
+    page.evaluate(_FOCUS_JS, focus)
+    return page_snapshot(page, stamp=False, max_text=4000)
+
+
+def _step_job(
+    page: Any,
+    ctx: BrowserContextHandle,
+    origin: str,
+    typed: dict[str, str],
+    focus: str | None,
+    action: BrowserAction,
+) -> tuple[ActionResult, Observation, bool]:
+    """Run one action and observe; ``True`` last when the page had to be reloaded."""
+    result = perform_action(ctx, page, action)
+    if not page.url.startswith(origin + "/"):
+        # Somewhere outside the shop (a blocked page): back to the engine's page.
+        return result, _load_job(page, ctx, origin, typed, focus), True
+    return result, page_snapshot(page, stamp=False, max_text=4000), False
+
+
+def _release(ctx: BrowserContextHandle, session: ShopSession, wait: bool = False) -> None:
+    """Free an env's browser context and shop session.
+
+    As the finalizer of a garbage-collected env it must not block (it may run on the thread
+    the browser is waiting for), so it only queues the work; close() waits for it.
+    """
+    try:
+        ctx.close(wait=wait)
+    finally:
+        release_session(session, wait=wait)
+
+
+class BrowserWebShopEnv(WebShopEnv):
+    """WebShop through Chromium: accessibility-tree observations, click/fill/press actions.
+
+    Kwargs are :class:`~.env.WebShopEnv`'s (``mode`` must be ``"browser"``; ``split``,
+    ``goal_index``, ``num_products``, ``max_steps``, ``gamma``, ``reward_mode``,
+    ``render_mode``) plus:
+
+    * ``viewport_width`` (1024; 320-3840) and ``viewport_height`` (768; 240-2160): the page
+      size, which is also the ``rgb_array`` render size;
+    * ``timeout_ms`` (10,000; 1,000-120,000): the limit for one browser call;
+    * ``full_navigation`` (False): every click and search is a full Chromium navigation
+      instead of the site's in-place load (a fetch of the same URL and a swap of the page
+      body, 2-3x faster); rewards and observations are the same either way.
+
+    Observation: ``Instruction: ...``, the page as accessibility-tree lines (``[3] button
+    "Back to Search"``, ``[1] searchbox "Search" value=""``, ``[9] radio "large" checked``,
+    ``text "Price: $12.99"``), then the steps left and the action format.
+    ``render_mode="rgb_array"`` renders the viewport as an ``(H, W, 3)`` uint8 array.
+
+    Actions (one per step, every one uses a step):
+
+    * ``click(ID)``: click the element (a link, option, tab, Buy Now, the Search button);
+    * ``fill(ID, "text")``: type into the search box (replacing its text);
+    * ``press(KEY)``: e.g. ``press(Enter)`` submits the search box when it has focus;
+    * ``scroll(up)`` / ``scroll(down)``: move the viewport (the tree always lists the whole
+      page, so this only changes what a screenshot shows);
+    * ``back()``: the shop's own way back: ``< Prev`` where the page has it, else ``Back to
+      Search`` (browser history is not used, so every page stays one the engine shows).
+
+    Rewards and ``info`` mean exactly what they mean in text mode: a search submitted in the
+    browser is ``search[query]``, a click on a clickable is ``click[label]``, and both are
+    scored by the same code (:meth:`WebShopEnv._outcome`, with its potential-based process
+    reward and the purchase reward). A step that does not reach the engine (``fill``,
+    ``scroll``, a click on the search box) scores like a refused text action, ``(gamma - 1) *
+    phi``, i.e. 0 by default. An action naming an id that is not on the page, or a search
+    the engine refuses (e.g. an empty query), is invalid (``valid_action`` False).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    verifier_name: ClassVar[str] = "webshop-reward-potential"
+    max_observation_length: ClassVar[int] = 16384
+    rules: ClassVar[str] = (
+        "You are shopping on WebShop, in a web browser, for the product described by an "
+        "instruction. Each observation shows the instruction, then the page as an "
+        "accessibility tree: one element a line, interactive ones with an id, e.g. [3] link "
+        '"B0ABCDEFGH" or [9] radio "large" checked.\n'
+        "Pages: a search page (search box), results (10 products a page, with < Prev / "
+        "Next > / Back to Search), a product page (option groups such as size or color, "
+        "title, price, tabs Description / Features / Reviews, and Buy Now).\n"
+        'Actions: click(ID), fill(ID, "text") to type into the search box, press(Enter) to '
+        "submit it, scroll(up) / scroll(down), back().\n"
+        "Buy the product that best matches the instruction: its type, every requested "
+        "attribute, every requested option (click each one on the product page before Buy "
+        "Now) and a price under the limit. Buying ends the episode with a score from 0 to 1; "
+        "you can buy only once, and the episode also ends when the steps run out."
+    )
+
+    def __init__(
+        self,
+        mode: str = "browser",
+        split: str = "test",
+        goal_index: int | None = None,
+        num_products: int = DEFAULT_NUM_PRODUCTS,
+        max_steps: int = 15,
+        gamma: float = 1.0,
+        *,
+        viewport_width: int = 1024,
+        viewport_height: int = 768,
+        timeout_ms: int = 10_000,
+        full_navigation: bool = False,
+        reward_mode: str = "both",
+        render_mode: str | None = None,
+        score_process: bool = True,
+    ) -> None:
+        if mode != "browser":
+            raise ValueError(f"BrowserWebShopEnv is the browser mode; got mode={mode!r}")
+        self.viewport = (
+            check_range("viewport_width", viewport_width, 320, 3840),
+            check_range("viewport_height", viewport_height, 240, 2160),
+        )
+        self.timeout_ms = check_range("timeout_ms", timeout_ms, 1000, 120_000)
+        if not isinstance(full_navigation, bool):
+            raise ValueError(f"full_navigation must be True or False, got {full_navigation!r}")
+        self.full_navigation = full_navigation
+        super().__init__(
+            mode="text",
+            split=split,
+            goal_index=goal_index,
+            num_products=num_products,
+            max_steps=max_steps,
+            gamma=gamma,
+            reward_mode=reward_mode,
+            render_mode=render_mode,
+            score_process=score_process,
+        )
+        self.mode = "browser"
+        self._ctx: BrowserContextHandle | None = None
+        self._session: ShopSession | None = None
+        self._finalizer: weakref.finalize | None = None
+        self._origin = ""
+        self._snap: Observation | None = None
+        #: Text typed into boxes on the current page (id -> text); part of the state.
+        self._typed: dict[str, str] = {}
+        # Set only while this env's own action runs: the server applies nothing else.
+        self._accepting = False
+        self._events: list[tuple[Outcome, str]] = []
+        self._late_error = ""
+        self._loads = 0
+        #: The id of the focused element (part of the state: press(Enter) depends on it).
+        self._focus: str | None = None
+
+    # ------------------------------------------------------------------ browser plumbing
+    def _ensure_browser(self) -> BrowserContextHandle:
+        if self._closed:
+            raise RuntimeError("the env is closed")
+        if self._ctx is not None and not self._ctx.closed:
+            return self._ctx
+        # The server's session table must not keep a forgotten env alive: it reaches the env
+        # through a weak reference, and a finalizer frees the browser context and the session
+        # when the env is collected without close().
+        ref = weakref.ref(self)
+        session = ShopSession(
+            page=functools.partial(_weak_page, ref),
+            act=functools.partial(_weak_act, ref),
+            inpage=not self.full_navigation,
+        )
+        server = get_server(session)
+        try:
+            ctx = _browser.new_context(
+                allowed_origins=[server.origin],
+                viewport=self.viewport,
+                timeout_ms=self.timeout_ms,
+            )
+        except BaseException:
+            release_session(session)
+            raise
+        self._finalizer = weakref.finalize(self, _release, ctx, session)
+        cookie = {
+            "name": COOKIE_NAME,
+            "value": session.secret,
+            "url": server.origin,
+            "httpOnly": True,
+            "sameSite": "Strict",
+        }
+        ctx.run(_add_cookie, cookie)
+        self._session, self._ctx, self._origin = session, ctx, server.origin
+        return ctx
+
+    def _replace_browser(self) -> BrowserContextHandle:
+        """A fresh context and session after the old ones died (crashed page or browser).
+
+        The engine holds the whole episode, so nothing is lost: the page is reloaded from it.
+        """
+        old = self._finalizer
+        self._ctx = self._session = self._finalizer = None
+        try:
+            ctx = self._ensure_browser()  # before closing the old one: keeps Chromium running
+        finally:
+            detached = old.detach() if old is not None else None
+            if detached is not None:
+                _, _, (old_ctx, old_session), _ = detached
+                _release(old_ctx, old_session, wait=True)
+        self._loads = 0
+        self._snap = self._observed(ctx.run(_load_job, *self._page_args(ctx)), reloaded=True)
+        return ctx
+
+    def _current_page(self) -> Page:
+        return self.engine.page()
+
+    def _server_act(self, kind: str, arg: str) -> bool:
+        """Called by the site (on its thread) for a search or click; False: not applied.
+
+        At most one engine action per step, and only during one of this env's own steps.
+        """
+        if not self._accepting or self._events or self._engine is None or self._done:
+            return False
+        new, result = self._transition((kind, arg))
+        if result.ok:
+            out = self._outcome(new, result, self._steps, score=self.score_process)
+            self.engine.state = new
+            self._events.append((out, ""))
+        else:
+            refused = self._outcome(
+                self.engine.state, None, self._steps, score=self.score_process
+            )
+            self._events.append((refused, result.error))
+        return True
+
+    def _page_args(self, ctx: BrowserContextHandle) -> tuple[Any, ...]:
+        return (ctx, self._origin, dict(self._typed), self._focus)
+
+    def _load_page(self) -> Observation:
+        """Show the engine's page in the browser and observe it; a dead browser is replaced."""
+        try:
+            ctx = self._ensure_browser()
+            snap = ctx.run(_load_job, *self._page_args(ctx))
+        except BrowserUnavailable:
+            raise
+        except Exception:
+            if self._closed:
+                raise
+            self._replace_browser()  # reloads the page itself
+            assert self._snap is not None
+            return self._snap
+        return self._observed(snap, reloaded=True)
+
+    def _observed(self, snap: Observation, *, reloaded: bool = False) -> Observation:
+        """Record what a snapshot says about the page state (typed text, focus)."""
+        if snap.loads != self._loads and not reloaded:
+            # The page was replaced: whatever was typed into it is gone.
+            self._typed = {}
+        self._loads = snap.loads
+        self._focus = snap.focused
+        return snap
+
+    # ------------------------------------------------------------------ TextEnv hooks
+    def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
+        super()._new_episode(rng, options)
+        self._ensure_browser()
+        assert self._session is not None
+        self._session.bump()
+        self._typed = {}
+        self._focus = None
+        self._events = []
+        self._snap = self._load_page()
+
+    def _observe(self) -> str:
+        if self._snap is None:
+            return "The browser is not ready; call reset()."
+        lines = [f"Instruction: {to_ascii(self.engine.goal.instruction)}", "", self._snap.text, ""]
+        if self.engine.state.page == PAGE_DONE:
+            lines.append("The purchase is complete; the episode is over.")
+        else:
+            left = self.max_steps - self._steps
+            lines.append(f"Steps left: {left}. Actions: {_FOOTER_ACTIONS}.")
+        text = "\n".join(lines)
+        if len(text) > self.max_observation_length:
+            keep = self.max_observation_length - 80
+            text = text[:keep] + "\n... (page truncated)\n" + lines[-1]
+        return text[: self.max_observation_length]
+
+    def _legal_actions(self) -> list[str]:
+        page = self.engine.page()
+        out = []
+        if page.has_search_bar:
+            query = self.engine.goal.search_query.replace('"', "'")
+            out.append(f'fill({SEARCH_BOX_ID}, "{query}")')
+            out.append(f"click({SEARCH_BUTTON_ID})")
+        ids = element_ids(page)
+        out += [f"click({ids[i]})" for i, el in enumerate(page.elements) if el.label is not None]
+        return out
+
+    def _parse(self, text: str) -> tuple[Any, str]:
+        action, error = parse_browser_action(text)
+        if action is None:
+            return None, error
+        roles = self._snap.roles if self._snap is not None else {}
+        if action.verb in ("click", "fill"):
+            role = roles.get(action.target)
+            if role is None:
+                shown = ", ".join(list(roles)[:40]) or "none"
+                return None, (
+                    f"there is no element [{action.target}] on this page; ids here: {shown}"
+                )
+            if action.verb == "fill" and role not in _TEXT_ROLES:
+                return None, f"element [{action.target}] is a {role}, not a text box"
+        if action.verb == "back" and self._back_label() is None:
+            return None, "there is no page to go back to from here"
+        return action, ""
+
+    def _back_label(self) -> str | None:
+        clickables = self.engine.page().clickables()
+        for label in (PREV, BACK_TO_SEARCH):
+            if label in clickables:
+                return label
+        return None
+
+    def _to_click(self, action: BrowserAction) -> BrowserAction:
+        """``back()`` is the shop's own back button: a click on its element."""
+        if action.verb != "back":
+            return action
+        label = self._back_label()
+        page = self.engine.page()
+        ids = element_ids(page)
+        for i, el in enumerate(page.elements):
+            if el.label == label:
+                return BrowserAction("click", ids[i])
+        return action
+
+    def _apply(self, move: Any) -> Outcome:
+        action = self._to_click(move)
+        ctx = self._ensure_browser()
+        self._events = []
+        self._accepting = True
+        try:
+            result, snap, reloaded = ctx.run(_step_job, *self._page_args(ctx), action)
+            self._accepting = False
+            self._snap = self._observed(snap, reloaded=reloaded)
+        except BrowserUnavailable:
+            raise
+        except Exception as exc:
+            # The page, context or browser died under the action. The engine knows whether
+            # the action reached it (self._events); rebuild the browser from the engine.
+            self._accepting = False
+            self._replace_browser()
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            result = ActionResult(error=f"the browser failed and was restarted: {first[:160]}")
+        finally:
+            self._accepting = False
+        if result.navigated:
+            self._typed = {}
+        if action.verb == "fill" and not result.error:
+            self._typed[action.target] = action.text
+        self._late_error = ""
+        if self._events:
+            out, error = self._events[-1]
+            if error:
+                self._mark_invalid(error)
+            return out
+        out = self._outcome(self.engine.state, None, self._steps, score=self.score_process)
+        if result.error:
+            self._mark_invalid(result.error)
+        return out
+
+    def _mark_invalid(self, error: str) -> None:
+        self._late_error = error
+        self._invalid += 1
+
+    def _info(
+        self, out: Outcome, *, valid: bool, error: str, components: dict[str, float]
+    ) -> dict[str, Any]:
+        late = getattr(self, "_late_error", "")
+        self._late_error = ""
+        if late:
+            valid, error = False, late
+        info = super()._info(out, valid=valid, error=error, components=components)
+        info["mode"] = "browser"
+        return info
+
+    # ------------------------------------------------------------------ oracle and scoring
+    def _engine_move(self, move: Any) -> tuple[str, str] | None:
+        """The engine action a browser action would cause, or None (no engine action)."""
+        if not isinstance(move, BrowserAction):
+            return None
+        move = self._to_click(move)
+        page = self.engine.page()
+        if move.verb == "press" and move.text in ("Enter", "Space"):
+            focused = self._focus
+            if focused is None:
+                return None
+            if focused == SEARCH_BOX_ID and page.has_search_bar:
+                if move.text == "Enter":
+                    return ("search", self._typed.get(SEARCH_BOX_ID, ""))
+                return None  # a space typed into the box
+            if move.text == "Space" and focused != SEARCH_BUTTON_ID:
+                return None  # links ignore Space; only the Search button is a real button
+            move = BrowserAction("click", str(focused))
+        if move.verb != "click":
+            return None
+        if move.target == SEARCH_BUTTON_ID and page.has_search_bar:
+            return ("search", self._typed.get(SEARCH_BOX_ID, ""))
+        for i, agid in element_ids(page).items():
+            el = page.elements[i]
+            if agid == move.target and el.label is not None:
+                return ("click", el.label)
+        return None
+
+    def _score_move(self, move: Any, step_no: int) -> float:
+        if move is None:
+            return super()._score_move(None, step_no)
+        engine_move = self._engine_move(move)
+        if engine_move is None:
+            return self._outcome(self.engine.state, None, step_no).process
+        return super()._score_move(engine_move, step_no)
+
+    def _oracle_plan(self) -> str | None:
+        plan = super()._oracle_plan()
+        if plan is None:
+            return None
+        verb, _, rest = plan.partition("[")
+        arg = rest[:-1]
+        page = self.engine.page()
+        if verb == "search":
+            typed = " ".join(self._typed.get(SEARCH_BOX_ID, "").split())
+            if typed.lower() == " ".join(arg.split()).lower():
+                return f"click({SEARCH_BUTTON_ID})"
+            return f'fill({SEARCH_BOX_ID}, "{arg.replace(chr(34), chr(39))}")'
+        for i, agid in element_ids(page).items():
+            if page.elements[i].label == arg:
+                return f"click({agid})"
+        return None
+
+    # ------------------------------------------------------------------ snapshots
+    def _state_dict(self) -> dict[str, Any]:
+        d = super()._state_dict()
+        d["typed"] = dict(self._typed)
+        d["focus"] = self._focus
+        return d
+
+    def _load_state_dict(self, d: dict[str, Any]) -> None:
+        super()._load_state_dict(d)
+        # Ids go into CSS selectors: keep only well-formed ones from a (maybe crafted) snapshot.
+        self._typed = {
+            str(k): str(v)[:MAX_FILL_CHARS]
+            for k, v in dict(d.get("typed", {})).items()
+            if _ID.match(str(k))
+        }
+        focus = d.get("focus")
+        self._focus = str(focus) if focus is not None and _ID.match(str(focus)) else None
+        self._ensure_browser()
+        assert self._session is not None
+        self._session.bump()
+        self._snap = self._load_page()
+
+    # ------------------------------------------------------------------ render and close
+    def render(self) -> Any:
+        if self.render_mode == "rgb_array":
+            if self._ctx is None or self._ctx.closed:
+                return np.zeros((self.viewport[1], self.viewport[0], 3), dtype=np.uint8)
+            return self._ctx.screenshot()
+        return super().render()
+
+    def screenshot_png(self, *, full_page: bool = False) -> bytes:
+        """The current page as PNG bytes (for docs and debugging)."""
+        return self._ensure_browser().screenshot_png(full_page=full_page)
+
+    def close(self) -> None:
+        final, self._finalizer = self._finalizer, None
+        self._ctx = self._session = None
+        if final is not None:
+            args = final.detach()
+            if args is not None:
+                _, _, (ctx, session), _ = args
+                _release(ctx, session, wait=True)
+        self._snap = None
+        super().close()

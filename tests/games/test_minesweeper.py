@@ -1,0 +1,608 @@
+"""Minesweeper: board maths, the exact posterior (checked by brute force), the env's rewards."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import agentgym  # noqa: F401  (registers the ids)
+from agentgym.core import TEXT_CHARSET
+from agentgym.environments.games.minesweeper import logic
+from agentgym.environments.games.minesweeper.env import MinesweeperEnv
+from agentgym.environments.games.minesweeper.logic import (
+    POSTERIOR_METHODS,
+    brute_force_posterior,
+    flood_reveal,
+    local_deduction,
+    mine_posterior,
+    neighbour_counts,
+    neighbours,
+    place_mines,
+)
+
+F = Fraction
+
+
+def cell(env: MinesweeperEnv, r: int, c: int) -> int:
+    """Flat index of the 1-based (r, c)."""
+    return (r - 1) * env.cols + (c - 1)
+
+
+def load_board(
+    env: MinesweeperEnv,
+    mines: list[tuple[int, int]],
+    revealed: list[tuple[int, int]],
+    flags: tuple[tuple[int, int], ...] = (),
+) -> None:
+    """Put ``env`` mid-game on a hand-made board (1-based coordinates)."""
+    env.reset(seed=0)
+    payload = json.loads(env.get_state())
+    payload["state"].update(
+        placed=True,
+        mines=sorted(cell(env, r, c) for r, c in mines),
+        revealed=sorted(cell(env, r, c) for r, c in revealed),
+        flags=sorted(cell(env, r, c) for r, c in flags),
+    )
+    env.set_state(json.dumps(payload).encode())
+
+
+def all_but(env: MinesweeperEnv, hidden: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    return [
+        (r, c)
+        for r in range(1, env.rows + 1)
+        for c in range(1, env.cols + 1)
+        if (r, c) not in hidden
+    ]
+
+
+# ---------------------------------------------------------------------------------- logic
+def test_neighbours_of_corner_edge_and_centre():
+    table = neighbours(3, 4)
+    assert table[0] == (1, 4, 5)
+    assert table[1] == (0, 2, 4, 5, 6)
+    assert table[5] == (0, 1, 2, 4, 6, 8, 9, 10)
+    assert all(len(t) in (3, 5, 8) for t in table)
+
+
+def test_neighbour_counts_and_flood_reveal_by_hand():
+    # 3x3 with one mine in the top-right corner (a mine's own count ignores itself).
+    counts = neighbour_counts(3, 3, [2])
+    assert counts == [0, 1, 0, 0, 1, 1, 0, 0, 0]
+    hidden = [False] * 9
+    # Opening the bottom-left zero floods every zero and their numbered rim, not the mine.
+    assert flood_reveal(3, 3, counts, hidden, hidden, 6) == [0, 1, 3, 4, 5, 6, 7, 8]
+    # A number opens only itself; a flagged or revealed start opens nothing.
+    assert flood_reveal(3, 3, counts, hidden, hidden, 1) == [1]
+    flags = [False] * 9
+    flags[6] = True
+    assert flood_reveal(3, 3, counts, hidden, flags, 6) == []
+    # The flood goes around flagged cells instead of opening them.
+    flags = [False] * 9
+    flags[7] = True
+    assert 7 not in flood_reveal(3, 3, counts, hidden, flags, 6)
+
+
+def test_place_mines_avoids_the_first_cell_and_its_neighbours():
+    for seed in range(50):
+        rng = np.random.default_rng(seed)
+        cells = place_mines(5, 5, 16, 0, rng)
+        assert len(cells) == 16 == len(set(cells))
+        assert not {0, 1, 5, 6} & set(cells)
+    # Same generator state, same mines: placement is a pure function of the rng.
+    a = place_mines(9, 9, 10, 40, np.random.default_rng(7))
+    b = place_mines(9, 9, 10, 40, np.random.default_rng(7))
+    assert a == b and 40 not in a
+    # A 3x3 board has no room outside a centre click's neighbourhood: only the cell is kept.
+    for seed in range(20):
+        cells = place_mines(3, 3, 1, 4, np.random.default_rng(seed))
+        assert cells != [4]
+    with pytest.raises(ValueError, match="mines"):
+        place_mines(3, 3, 9, 4, np.random.default_rng(0))
+
+
+def test_posterior_corner_one_weights_the_unconstrained_cells():
+    # 3x3, 2 mines, only the top-left corner revealed showing 1: one mine among its three
+    # hidden neighbours, the other among the 5 far cells. 3 * C(5, 1) = 15 layouts.
+    revealed = [True] + [False] * 8
+    counts = [1] + [0] * 8
+    post = mine_posterior(3, 3, 2, revealed, counts)
+    assert post.fraction(0) is None
+    assert [post.fraction(i) for i in (1, 3, 4)] == [F(1, 3)] * 3
+    assert [post.fraction(i) for i in (2, 5, 6, 7, 8)] == [F(1, 5)] * 5
+    assert post.degraded is False
+
+
+def test_posterior_global_mine_count_changes_local_odds():
+    # 1x7 strip: # 1 # 1 # # #   with 2 mines. Locally the shared cell (col 3) looks 50/50,
+    # but {col 3 + one of the 2 far cells} has 2 layouts and {cols 1 and 5} only 1.
+    revealed = [False, True, False, True, False, False, False]
+    counts = [0, 1, 0, 1, 0, 0, 0]
+    post = mine_posterior(1, 7, 2, revealed, counts)
+    expected = [F(1, 3), None, F(2, 3), None, F(1, 3), F(1, 3), F(1, 3)]
+    assert [post.fraction(i) for i in range(7)] == expected
+    assert brute_force_posterior(1, 7, 2, revealed, counts) == expected
+    assert post.prob(2) == pytest.approx(2 / 3)
+    # With 1 mine only the shared cell can hold it.
+    post = mine_posterior(1, 7, 1, revealed, counts)
+    assert [post.fraction(i) for i in (0, 2, 4, 5, 6)] == [0, 1, 0, 0, 0]
+
+
+def test_posterior_one_two_one_pattern():
+    # 3x3: top row hidden over "1 2 1" and a row of zeros: mines at both ends, middle safe.
+    revealed = [False] * 3 + [True] * 6
+    counts = [0, 0, 0, 1, 2, 1, 0, 0, 0]
+    post = mine_posterior(3, 3, 2, revealed, counts)
+    assert [post.fraction(i) for i in range(3)] == [1, 0, 1]
+    assert local_deduction(3, 3, revealed, counts) == ([1], [0, 2])
+
+
+def test_posterior_one_one_pattern_on_a_wall():
+    # 3x4: top row hidden over "1 1 1 ." and a row of zeros. The wall "1 1" clears (1,3),
+    # the "." clears (1,3) and (1,4), and the rest pins the mine on (1,2).
+    rows, cols = 3, 4
+    mines = [1]  # (1, 2)
+    counts = neighbour_counts(rows, cols, mines)
+    revealed = [False] * 4 + [True] * 8
+    assert counts[4:8] == [1, 1, 1, 0]
+    post = mine_posterior(rows, cols, 1, revealed, counts)
+    assert [post.fraction(i) for i in range(4)] == [0, 1, 0, 0]
+    # The bare 1-1 rule: 2x3 with "1 1 #" under the hidden top row. Both ones share the
+    # mine, so the cells only the second one sees, (1,3) and (2,3), are safe; 50/50 on the rest.
+    counts2 = neighbour_counts(2, 3, [0])
+    post = mine_posterior(2, 3, 1, [False, False, False, True, True, False], counts2)
+    assert counts2[3:5] == [1, 1]
+    assert [post.fraction(i) for i in (0, 1, 2, 5)] == [F(1, 2), F(1, 2), 0, 0]
+
+
+def _random_states(rows: int, cols: int, mines: int, seed: int, limit: int = 20_000):
+    """Mid-game states reached by random safe reveals (and some correct flags) from a seed."""
+    env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed + 1000)
+    first = int(rng.integers(rows * cols))
+    env.step(f"reveal {first // cols + 1} {first % cols + 1}")
+    states = []
+    while env._status == "playing":
+        hidden = env._n - sum(env._revealed)
+        if math.comb(hidden, mines) <= limit:
+            states.append((list(env._revealed), list(env._counts)))
+        post = env.posterior()
+        if rng.random() < 0.2:
+            sure = [i for i in range(env._n) if post.numerators[i] == post.denominator]
+            sure = [i for i in sure if not env._flags[i]]
+            if sure:
+                i = sure[int(rng.integers(len(sure)))]
+                env.step(f"flag {i // cols + 1} {i % cols + 1}")
+                continue
+        safe = [i for i in range(env._n) if not env._revealed[i] and not env._is_mine[i]]
+        i = safe[int(rng.integers(len(safe)))]
+        env.step(f"reveal {i // cols + 1} {i % cols + 1}")
+    return states
+
+
+BOARDS = [(4, 4, 3), (4, 4, 7), (4, 5, 4), (5, 5, 5), (5, 5, 10), (5, 6, 6), (3, 3, 1), (3, 5, 4)]
+
+
+@pytest.mark.parametrize(("rows", "cols", "mines"), BOARDS)
+def test_posterior_equals_brute_force_on_random_mid_game_states(rows, cols, mines):
+    checked = 0
+    for seed in range(12):
+        for revealed, counts in _random_states(rows, cols, mines, seed):
+            truth = brute_force_posterior(rows, cols, mines, revealed, counts)
+            for method in POSTERIOR_METHODS:
+                post = mine_posterior(rows, cols, mines, revealed, counts, method=method)
+                assert not post.degraded
+                got = [post.fraction(i) for i in range(rows * cols)]
+                assert got == truth, (seed, method)
+                floats = post.probs()
+                for p, t in zip(floats, truth, strict=True):
+                    assert (p is None) == (t is None)
+                    if t is not None:
+                        assert abs(p - float(t)) < 1e-9
+            # The probabilities of the hidden cells add up to the mine count.
+            assert sum(t for t in truth if t is not None) == mines
+            checked += 1
+    assert checked >= 8
+
+
+def test_local_deduction_is_sound_against_brute_force():
+    found = 0
+    for seed in range(15):
+        for revealed, counts in _random_states(5, 5, 6, seed):
+            truth = brute_force_posterior(5, 5, 6, revealed, counts)
+            safe, sure = local_deduction(5, 5, revealed, counts)
+            assert all(truth[i] == 0 for i in safe)
+            assert all(truth[i] == 1 for i in sure)
+            found += len(safe) + len(sure)
+    assert found > 0
+
+
+def test_exact_methods_agree_on_a_long_frontier():
+    # 9x9 states from oracle play: "auto" must switch to the counting DP on the big ones
+    # and still give the same fractions as listing every layout.
+    env = MinesweeperEnv(rows=9, cols=9, mines=10)
+    compared = 0
+    for seed in range(4):
+        env.reset(seed=seed)
+        while env._status == "playing":
+            if env._placed:
+                posts = [
+                    mine_posterior(9, 9, 10, env._revealed, env._counts, method=m)
+                    for m in POSTERIOR_METHODS
+                ]
+                assert posts[0] == posts[1] == posts[2]
+                compared += 1
+            env.step(env.oracle_actions()[0])
+    assert compared > 20
+
+
+def test_budget_exhaustion_degrades_to_sound_local_deduction():
+    revealed = [False] * 3 + [True] * 6
+    counts = [0, 0, 0, 1, 2, 1, 0, 0, 0]
+    post = mine_posterior(3, 3, 2, revealed, counts, budget=1)
+    assert post.degraded
+    assert [post.fraction(i) for i in range(3)] == [1, 0, 1]
+    # Undecided cells get the leftover density: the 1x7 strip, where nothing is certain.
+    revealed = [False, True, False, True, False, False, False]
+    post = mine_posterior(1, 7, 2, revealed, [0, 1, 0, 1, 0, 0, 0], budget=1)
+    assert post.degraded
+    assert [post.fraction(i) for i in (0, 2, 4, 5, 6)] == [F(2, 5)] * 5
+
+
+def test_posterior_rejects_impossible_inputs():
+    with pytest.raises(ValueError, match="consistent"):
+        mine_posterior(1, 3, 1, [False, True, False], [0, 2, 0])
+    with pytest.raises(ValueError):
+        mine_posterior(1, 3, 3, [False, True, False], [0, 1, 0])
+    with pytest.raises(ValueError, match="method"):
+        mine_posterior(1, 3, 1, [False, True, False], [0, 1, 0], method="guess")
+
+
+# ---------------------------------------------------------------------------------- env
+def test_first_reveal_is_safe_scores_two_and_opens_an_area():
+    env = MinesweeperEnv()
+    for seed in range(200):
+        env.reset(seed=seed)
+        r, c = divmod(seed % 25, 5)
+        _, _, terminated, _, info = env.step(f"reveal {r + 1} {c + 1}")
+        assert info["reward_components"]["process"] == 2.0
+        assert info["valid_action"] and info["p_mine"] == 0.0
+        first = r * 5 + c
+        assert not {first, *neighbours(5, 5)[first]} & set(env._mine_cells)
+        assert sum(env._revealed) >= 4
+        assert not terminated or info["success"]
+
+
+def test_reveal_of_a_certain_safe_cell_scores_two():
+    env = MinesweeperEnv(rows=3, cols=3, mines=1)
+    # "1 2 1"-style: mine at (1,1); the corner (3,3) region is open, (1,2),(1,3) are hidden.
+    load_board(env, [(1, 1)], all_but(env, {(1, 1), (1, 2), (1, 3)}))
+    post = env.posterior()
+    assert [post.fraction(i) for i in range(3)] == [1, 0, 0]
+    assert env.score_actions(["reveal 1 2", "reveal 1 3", "flag 1 1", "reveal 1 1"]) == [
+        2.0,
+        2.0,
+        1.0,
+        0.0,
+    ]
+    assert env.oracle_actions() == ["reveal 1 2", "reveal 1 3"]
+    _, reward, terminated, _, info = env.step("reveal 1 2")
+    assert (reward, terminated, info["p_mine"]) == (2.0, False, 0.0)
+
+
+def test_correct_flag_scores_one_and_flags_are_then_off_limits():
+    env = MinesweeperEnv(rows=3, cols=3, mines=1)
+    load_board(env, [(1, 1)], all_but(env, {(1, 1), (1, 2), (1, 3)}))
+    obs, reward, terminated, _, info = env.step("flag 1 1")
+    assert (reward, terminated, info["valid_action"]) == (1.0, False, True)
+    assert "Flags placed: 1." in obs and obs.splitlines()[3].split()[1] == "F"
+    before = env.get_state()
+    for action in ("flag 1 1", "reveal 1 1"):
+        _, reward, terminated, _, info = env.step(action)
+        assert (reward, terminated, info["valid_action"]) == (0.0, False, False)
+        assert "flagged" in info["action_error"]
+    assert json.loads(env.get_state())["state"] == json.loads(before)["state"]
+    # Flags are not knowledge: the posterior of the flagged cell is still computed, P = 1.
+    assert env.posterior().fraction(0) == 1
+
+
+# 3x4 with 2 mines and only the top-left corner revealed, showing 1: its three hidden
+# neighbours have P = 1/3, the 8 far cells P = 1/8; nothing is certain.
+CORNER = {"rows": 3, "cols": 4, "mines": 2}
+CORNER_MINES = [(1, 2), (3, 4)]
+
+
+def test_wrong_flag_scores_minus_one_and_ends_the_episode():
+    env = MinesweeperEnv(**CORNER)
+    # Nothing is certain, so any flag is wrong, on a mine or not.
+    load_board(env, CORNER_MINES, [(1, 1)])
+    obs, reward, terminated, _, info = env.step("flag 1 2")
+    assert (reward, terminated, info["success"]) == (-1.0, True, False)
+    assert info["reward_components"] == {"process": -1.0, "outcome": 0.0}
+    assert "not certain to be a mine" in obs
+    # Flagging before the first reveal is wrong too: every cell is safe then.
+    env.reset(seed=0)
+    _, reward, terminated, _, _ = env.step("flag 2 2")
+    assert (reward, terminated) == (-1.0, True)
+
+
+def test_lowest_probability_reveal_scores_one_when_nothing_is_safe():
+    env = MinesweeperEnv(**CORNER)
+    load_board(env, CORNER_MINES, [(1, 1)])
+    post = env.posterior()
+    assert [post.fraction(i) for i in (1, 4, 5)] == [F(1, 3)] * 3
+    assert [post.fraction(i) for i in (2, 3, 6, 7, 8, 9, 10, 11)] == [F(1, 8)] * 8
+    scores = env.score_actions(["reveal 1 3", "reveal 3 1", "reveal 2 2", "reveal 1 2"])
+    assert scores == [1.0, 1.0, 0.0, 0.0]
+    far = ["1 3", "1 4", "2 3", "2 4", "3 1", "3 2", "3 3", "3 4"]
+    assert env.oracle_actions() == [f"reveal {rc}" for rc in far]
+    # The lowest-P reveal is still a gamble: here (3,4) is a mine.
+    obs, reward, terminated, _, info = env.step("reveal 3 4")
+    assert (reward, terminated, info["success"]) == (1.0, True, False)
+    assert info["p_mine"] == 0.125
+    assert "you revealed a mine at row 3, column 4" in obs
+    assert obs.count("*") == 3  # both mines are shown once the game is over, plus the legend
+
+
+def test_other_reveal_scores_zero_and_a_mine_ends_the_episode():
+    env = MinesweeperEnv(**CORNER)
+    load_board(env, CORNER_MINES, [(1, 1)])
+    _, reward, terminated, _, info = env.step("reveal 2 2")
+    assert (reward, terminated) == (0.0, False)
+    load_board(env, CORNER_MINES, [(1, 1)])
+    _, reward, terminated, _, info = env.step("reveal 1 2")
+    assert (reward, terminated, info["success"]) == (0.0, True, False)
+    assert info["reward_components"]["outcome"] == 0.0
+    # A P > 0 reveal scores 0 when a certain-safe cell exists, even if it is lowest among risky.
+    env = MinesweeperEnv(rows=3, cols=3, mines=1)
+    load_board(env, [(1, 1)], all_but(env, {(1, 1), (1, 2), (1, 3)}))
+    assert env.score_actions(["reveal 1 1"]) == [0.0]
+
+
+def test_revealing_the_last_safe_cell_wins():
+    env = MinesweeperEnv(rows=3, cols=3, mines=1)
+    load_board(env, [(1, 1)], all_but(env, {(1, 1), (1, 2)}))
+    obs, reward, terminated, _, info = env.step("reveal 1 2")
+    assert (terminated, info["success"]) == (True, True)
+    assert info["reward_components"] == {"process": 2.0, "outcome": 1.0}
+    assert reward == 3.0 and info["safe_cells_left"] == 0
+    assert "You win" in obs and info["available_actions"] == []
+
+
+def test_step_budget_ends_the_episode_and_counts_invalid_actions():
+    env = MinesweeperEnv(max_steps=3)
+    env.reset(seed=0)
+    env.step("reveal 1 1")
+    _, reward, terminated, _, info = env.step("gibberish")
+    assert (reward, terminated, info["valid_action"]) == (0.0, False, False)
+    obs, reward, terminated, _, info = env.step("reveal 1 1")  # already revealed: invalid
+    assert terminated and not info["success"] and info["invalid_actions"] == 2
+    assert info["reward_components"]["outcome"] == 0.0
+    assert "no steps left" in obs and "Steps left: 0." in obs
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "reveal 2 3",
+        "REVEAL 2 3",
+        "r 2 3",
+        "open 2,3",
+        "reveal (2, 3)",
+        "reveal row 2 col 3",
+        "<action>reveal 2 3</action>",
+        "I think... <action> Reveal(2,3). </action>",
+        "reveal 02 3",
+    ],
+)
+def test_lenient_formats_parse(action):
+    env = MinesweeperEnv()
+    env.reset(seed=0)
+    _, reward, _, _, info = env.step(action)
+    assert info["valid_action"], info["action_error"]
+    assert reward == 2.0 and env._revealed[cell(env, 2, 3)]
+
+
+@pytest.mark.parametrize("action", ["f 2 3", "FLAG (2,3)", "mark 2, 3"])
+def test_flag_verbs_parse(action):
+    env = MinesweeperEnv(rows=3, cols=3, mines=1)
+    load_board(env, [(2, 3)], all_but(env, {(1, 2), (1, 3), (2, 3)}))
+    assert env.score_actions([action]) == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("action", "fragment"),
+    [
+        ("", "empty"),
+        ("upp", "unknown command"),
+        ("reveal", "two whole numbers"),
+        ("reveal 3", "two whole numbers"),
+        ("reveal 10 10 10", "two whole numbers"),
+        ("reveal 3.5 2", "two whole numbers"),
+        ("reveal a b", "two whole numbers"),
+        ("reveal ３ ４", "two whole numbers"),
+        ("reveal 0 0", "row 0 is off the board"),
+        ("reveal 2 6", "column 6 is off the board"),
+        ("flag " + "9" * 500 + " 1", "must be in"),
+        ("x" * 100_000, "limit"),
+        ("unflag 1 1", "unknown command"),
+        ("reveal\x00 1 1", "unknown command"),
+    ],
+)
+def test_bad_actions_are_invalid_with_a_clear_error_and_change_nothing(action, fragment):
+    env = MinesweeperEnv()
+    env.reset(seed=0)
+    env.step("reveal 3 3")
+    before = env.get_state()
+    obs, reward, terminated, _, info = env.step(action)
+    assert (reward, terminated, info["valid_action"]) == (0.0, False, False)
+    assert fragment in info["action_error"]
+    assert info["invalid_actions"] == 1 and info["p_mine"] is None
+    after = json.loads(env.get_state())
+    assert after["state"] == json.loads(before)["state"]
+    assert env.score_actions([action]) == [0.0]
+
+
+def test_revealed_cell_is_invalid():
+    env = MinesweeperEnv()
+    env.reset(seed=0)
+    env.step("reveal 3 3")
+    _, reward, _, _, info = env.step("reveal 3 3")
+    assert reward == 0.0 and "already revealed" in info["action_error"]
+    _, _, _, _, info = env.step("flag 3 3")
+    assert "already revealed" in info["action_error"]
+
+
+def test_degraded_oracle_is_flagged_in_info_and_stays_sound():
+    env = MinesweeperEnv(rows=9, cols=9, mines=10, posterior_budget=1)
+    _, info = env.reset(seed=4)
+    assert info["oracle_degraded"] is False
+    _, _, _, _, info = env.step("reveal 5 5")
+    assert info["oracle_degraded"] is False  # before the first reveal nothing is enumerated
+    degraded = env.posterior()
+    exact = mine_posterior(9, 9, 10, env._revealed, env._counts)
+    assert degraded.degraded and not exact.degraded
+    for i in range(81):
+        if degraded.numerators[i] == 0:
+            assert exact.numerators[i] == 0
+        if degraded.numerators[i] == degraded.denominator:
+            assert exact.numerators[i] == exact.denominator
+    _, _, _, _, info = env.step(env.oracle_actions()[0])
+    assert info["oracle_degraded"] is True
+
+
+def test_oracle_actions_are_the_top_scored_legal_actions():
+    env = MinesweeperEnv(rows=6, cols=6, mines=7)
+    for seed in range(5):
+        _, info = env.reset(seed=seed)
+        assert env.oracle_actions() == [a for a in info["available_actions"] if "reveal" in a]
+        done = False
+        while not done:
+            legal = info["available_actions"]
+            scores = env.score_actions(legal)
+            best = env.oracle_actions()
+            top = max(scores)
+            assert best == [a for a, s in zip(legal, scores, strict=True) if s == top]
+            _, reward, done, _, info = env.step(best[0])
+            assert reward - info["reward_components"]["outcome"] == top
+
+
+def test_oracle_agent_wins_most_default_games():
+    env = gym.make("agentgym/Minesweeper-v0")
+    wins = 0
+    for seed in range(100):
+        _, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            _, _, done, truncated, info = env.step(env.unwrapped.oracle_actions()[0])
+            assert not truncated
+        wins += info["success"]
+    # Measured 69/100; the rest are forced guesses (no safe cell) that hit a mine.
+    assert 55 <= wins <= 90
+
+
+def test_same_seed_same_board_and_snapshots_capture_the_placement():
+    a, b = MinesweeperEnv(), MinesweeperEnv()
+    a.reset(seed=11)
+    b.reset(seed=11)
+    snapshot = a.get_state()  # before the mines exist: the rng state must be in it
+    obs_a = a.step("reveal 2 2")[0]
+    assert b.step("reveal 2 2")[0] == obs_a and a._mine_cells == b._mine_cells
+    b.set_state(snapshot)
+    assert b.step("reveal 2 2")[0] == obs_a and b._mine_cells == a._mine_cells
+    layouts = set()
+    for seed in range(10):
+        a.reset(seed=seed)
+        a.step("reveal 2 2")
+        layouts.add(tuple(a._mine_cells))
+    assert len(layouts) == 10
+
+
+def test_observation_is_labelled_ascii_and_fits():
+    env = MinesweeperEnv(rows=16, cols=16, mines=40)
+    obs, info = env.reset(seed=0)
+    assert set(obs) <= set(TEXT_CHARSET) and len(obs) <= env.max_observation_length
+    lines = obs.splitlines()
+    assert lines[0].startswith("Minesweeper 16x16 with 40 mines. Flags placed: 0.")
+    assert "Steps left: 512." in lines[0]
+    assert lines[2].split() == [str(c) for c in range(1, 17)]
+    assert lines[3].split() == ["1", *["#"] * 16] and lines[18].split()[0] == "16"
+    assert "Legend: # hidden, F flagged" in obs and "<action>reveal 2 3</action>" in obs
+    obs, *_ = env.step("reveal 8 8")
+    assert "Steps left: 511." in obs and "." in "".join(obs.splitlines()[3:19])
+    assert info["safe_cells_left"] == 216 and info["oracle_degraded"] is False
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"rows": 2},
+        {"rows": 17},
+        {"cols": 0},
+        {"rows": "5"},
+        {"mines": 0},
+        {"mines": 17},
+        {"rows": 3, "cols": 3, "mines": 2},
+        {"max_steps": 0},
+        {"posterior_budget": 0},
+        {"mines": 2.5},
+        {"score_process": "yes"},
+    ],
+)
+def test_bad_kwargs_are_refused(kwargs):
+    with pytest.raises(ValueError):
+        gym.make("agentgym/Minesweeper-v0", **kwargs)
+
+
+def test_edge_kwargs_are_accepted():
+    for kwargs in ({"rows": 3, "cols": 3, "mines": 1}, {"mines": 16}, {"rows": 16, "cols": 3}):
+        env = gym.make("agentgym/Minesweeper-v0", **kwargs)
+        env.reset(seed=0)
+        *_, info = env.step("reveal 2 2")
+        assert info["reward_components"]["process"] == 2.0
+
+
+def test_skipping_process_scoring_keeps_flags_honest():
+    env = MinesweeperEnv(**CORNER, score_process=False)
+    load_board(env, CORNER_MINES, [(1, 1)])
+    _, reward, terminated, _, info = env.step("flag 1 2")
+    assert (reward, terminated) == (0.0, True)  # same ending as when scored, no reward
+    assert env.score_actions(["reveal 1 3"]) == [0.0]  # the episode is over
+    load_board(env, CORNER_MINES, [(1, 1)])
+    _, reward, terminated, _, info = env.step("reveal 1 3")
+    assert (reward, terminated, info["p_mine"]) == (0.0, False, None)
+    # Explicit requests still score. With (1,3) = 1 revealed too, by hand: (1,4), (2,3) and
+    # (2,4) have P = 1/11 (the lowest), the bottom row 2/11, (1,2) and (2,2) 4/11, (2,1) 3/11.
+    post = env.posterior()
+    assert [post.fraction(i) for i in (1, 3, 4, 5, 6, 7, 8)] == [
+        F(4, 11),
+        F(1, 11),
+        F(3, 11),
+        F(4, 11),
+        F(1, 11),
+        F(1, 11),
+        F(2, 11),
+    ]
+    assert env.score_actions(["reveal 1 4", "reveal 3 1"]) == [1.0, 0.0]
+
+
+def test_logic_posterior_is_fast_enough_on_9x9():
+    # Loose guard against an accidental exponential slowdown; measured medians are < 1 ms.
+    import time
+
+    env = MinesweeperEnv(rows=9, cols=9, mines=10)
+    times = []
+    for seed in range(5):
+        env.reset(seed=seed)
+        while env._status == "playing":
+            if env._placed:
+                start = time.perf_counter()
+                logic.mine_posterior(9, 9, 10, env._revealed, env._counts)
+                times.append(time.perf_counter() - start)
+            env.step(env.oracle_actions()[0])
+    assert sorted(times)[len(times) // 2] < 0.05
