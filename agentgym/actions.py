@@ -27,6 +27,9 @@ def extract_action(text: str, *, require_tag: bool = False) -> tuple[str, str]:
     With ``require_tag`` the text must contain ``<action>...</action>``; without it, bare text
     (stripped) is taken as the action when no tag is present.
     """
+    if "<" not in text and not require_tag:  # the common bare action: skip the regex
+        action = text.strip()
+        return (action, "") if action else ("", "the action is empty")
     found = _TAGGED.findall(text)
     if found:
         action = found[-1].strip()

@@ -45,7 +45,7 @@ TEXT_CHARSET: str = string.printable + "·•"
 __all__ = ["TEXT_CHARSET", "Outcome", "TextEnv", "check_range", "check_seed"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     """What one applied (or rejected) action did, as a family reports it to :class:`TextEnv`.
 
@@ -345,7 +345,8 @@ class TextEnv(gym.Env[str, str]):
 
     def _components(self, out: Outcome) -> dict[str, float]:
         components = {"process": float(out.process), "outcome": float(out.outcome)}
-        components.update({k: float(v) for k, v in out.parts.items()})
+        if out.parts:
+            components.update({k: float(v) for k, v in out.parts.items()})
         return components
 
     def _info(
@@ -365,7 +366,8 @@ class TextEnv(gym.Env[str, str]):
             "invalid_actions": self._invalid,
             "step": self._steps,
         }
-        info.update(out.info)
+        if out.info:
+            info.update(out.info)
         return info
 
     def _require_started(self) -> None:

@@ -15,6 +15,10 @@ Peers and what is timed (see ``benchmarks/README.md`` for the comparability note
 * reasoning-gym (``reasoning_gym``): ``create_dataset(name, ...)[idx]``, which generates the
   item (puzzle, question text and answer) on every access.
 
+BrowserGym (``browsergym-core``) is not here: its Playwright pin keeps it out of the project
+venv, so it runs in its own venv as a subprocess (``benchmarks/browsergym_peer.py``) and is
+not in :data:`PEER_DISTRIBUTIONS`.
+
 >>> sorted(PEER_DISTRIBUTIONS)
 ['gym-sokoban', 'reasoning-gym', 'textarena']
 """

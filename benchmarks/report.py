@@ -5,6 +5,10 @@ entry's throughput is ``per_round / median`` units per second, and every peer in
 compared with that group's ``primary`` agentgym entry. Ratios are also given from the
 minimum round time, which is steadier on a busy machine. Targets (``extra_info["target"]``)
 are checked and printed as PASS / MISS; ``--strict`` turns a MISS into exit status 1.
+Entries may also carry ``memory`` (MiB per extra env, see ``test_bench_webshop.py``),
+``peer_inner`` (a subprocess peer's own clock around the timed call, next to the round trip
+pytest timed), ``cpu_per_call_s`` (CPU seconds per timed call summed over every process
+involved) and ``ratio_row`` (an agentgym variant the peers are also compared with).
 
 Usage::
 
@@ -14,6 +18,8 @@ Usage::
 ('45,000', '3.25')
 >>> fmt_time(0.000123)
 '123 us'
+>>> _plural("query"), _plural("step"), _plural("steps")
+('queries', 'steps', 'steps')
 """
 
 from __future__ import annotations
@@ -44,6 +50,10 @@ class Entry:
         self.per_round: int = int(info.get("per_round", 1))
         self.primary: bool = bool(info.get("primary"))
         self.target: dict[str, Any] | None = info.get("target")
+        self.memory: dict[str, Any] | None = info.get("memory")
+        self.peer_inner: dict[str, Any] | None = info.get("peer_inner")
+        self.ratio_row: bool = bool(info.get("ratio_row"))
+        self.cpu: float | None = info.get("cpu_per_call_s")
         self.median: float = float(stats["median"])
         self.min: float = float(stats["min"])
         self.rounds: int = int(stats["rounds"])
@@ -73,7 +83,12 @@ def fmt_time(seconds: float) -> str:
 
 
 def _plural(unit: str) -> str:
-    return unit if unit.endswith("s") else unit + "s"
+    """``"step"`` -> ``"steps"``, ``"query"`` -> ``"queries"``."""
+    if unit.endswith("s"):
+        return unit
+    if unit.endswith("y") and unit[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return unit[:-1] + "ies"
+    return unit + "s"
 
 
 def load(path: Path) -> tuple[list[Entry], dict[str, Any]]:
@@ -90,11 +105,40 @@ def _primary(entries: list[Entry]) -> Entry | None:
     return ours[0] if ours else None
 
 
+def _notes(e: Entry) -> list[str]:
+    """Extra lines under an entry: memory per extra env, a subprocess peer's own timing."""
+    out = []
+    if e.memory:
+        m = e.memory
+        out.append(
+            f"      memory per extra env: {m['per_env_mib']:,.1f} MiB = browser processes "
+            f"{m['browser_pss_mib']:,.1f} MiB PSS (RSS sum {m['browser_rss_sum_mib']:,.1f}) "
+            f"+ Python {m['python_rss_mib']:,.1f} MiB RSS; +{m['processes_per_env']:g} "
+            f"processes per env ({m['extra_envs']} extra envs, "
+            f"{m['total_browser_pss_mib']:,.0f} MiB in {m['total_processes']} processes in all)"
+        )
+    if e.cpu is not None:
+        out.append(
+            f"      CPU per call, all processes involved: {fmt_time(e.cpu)} "
+            f"(user + system; a busy machine stretches wall time, not this)"
+        )
+    if e.peer_inner:
+        p = e.peer_inner
+        out.append(
+            f"      the peer's own clock around the call: median {fmt_time(p['median_s'])}, "
+            f"min {fmt_time(p['min_s'])} (the rest of the round trip is the pipe)"
+        )
+    return out
+
+
 def render(entries: list[Entry], meta: dict[str, Any]) -> tuple[list[str], int]:
     """Report lines and the number of missed targets."""
     lines: list[str] = []
     if meta:
         peers = ", ".join(f"{k} {v or 'not installed'}" for k, v in meta.get("peers", {}).items())
+        bg = meta.get("browsergym_venv")
+        if bg:
+            peers += f", browsergym-core {bg.get('browsergym-core') or 'not installed'} (own venv)"
         lines.append(
             f"agentgym {meta.get('agentgym')} | gymnasium {meta.get('gymnasium')} | "
             f"numpy {meta.get('numpy')} | python {meta.get('python')} | peers: {peers}"
@@ -117,18 +161,22 @@ def render(entries: list[Entry], meta: dict[str, Any]) -> tuple[list[str], int]:
                 f"median {fmt_time(e.per_unit())}, min {fmt_time(e.per_unit('min'))} "
                 f"per {e.unit}  ({e.rounds} rounds)"
             )
+            lines.extend(_notes(e))
         if ours is None:
             lines.append("")
             continue
         units = _plural(ours.unit)
+        mine = [ours] + [e for e in rows if e.side == "agentgym" and e.ratio_row and e is not ours]
         for peer in (e for e in rows if e.side == "peer"):
-            ratio = ours.rate() / peer.rate()
-            ratio_min = ours.rate("min") / peer.rate("min")
-            lines.append(
-                f"   {group}: agentgym {fmt_rate(ours.rate())} {units}/s vs {peer.impl} "
-                f"{fmt_rate(peer.rate())} {units}/s = {ratio:,.1f}x "
-                f"(from min times: {ratio_min:,.1f}x)"
-            )
+            for me in mine:
+                ratio = me.rate() / peer.rate()
+                ratio_min = me.rate("min") / peer.rate("min")
+                who = "agentgym" if me is ours else f"agentgym ({me.variant})"
+                lines.append(
+                    f"   {group}: {who} {fmt_rate(me.rate())} {units}/s vs {peer.impl} "
+                    f"{fmt_rate(peer.rate())} {units}/s = {ratio:,.1f}x "
+                    f"(from min times: {ratio_min:,.1f}x)"
+                )
         lines.append("")
         target = ours.target or {}
         if "min_ratio" in target:
@@ -187,6 +235,20 @@ def render_markdown(entries: list[Entry]) -> list[str]:
                 f"| {group} | {e.impl} | {fmt_rate(e.rate())} {_plural(e.unit)}/s "
                 f"| {fmt_time(e.per_unit())} | {fmt_time(e.per_unit('min'))} "
                 f"| {ratio} | {ratio_min} |"
+            )
+    with_memory = [e for e in entries if e.memory]
+    if with_memory:
+        lines += [
+            "",
+            "| group | implementation | MiB per extra env | browser PSS | Python RSS "
+            "| processes per env |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
+        for e in with_memory:
+            m = e.memory or {}
+            lines.append(
+                f"| {e.group} | {e.impl} | {m['per_env_mib']:,.1f} | {m['browser_pss_mib']:,.1f} "
+                f"| {m['python_rss_mib']:,.1f} | {m['processes_per_env']:g} |"
             )
     return lines
 

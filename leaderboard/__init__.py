@@ -1,1 +1,4 @@
-"""Leaderboard submission and replay validation, installed as ``agentgym.leaderboard`` (filled by a later issue)."""
+"""Leaderboard: submissions and replay validation (filled by a later issue).
+
+Installed as ``agentgym.leaderboard``.
+"""

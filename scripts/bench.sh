@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Benchmarks against the peers (TextArena, gym-sokoban, reasoning-gym), then a ratio table.
+# Benchmarks against the peers (TextArena, gym-sokoban, reasoning-gym, BrowserGym), then a
+# ratio table.
 #
 #   scripts/bench.sh                      # everything, ~3-5 minutes on 2 cores
 #   scripts/bench.sh -k sudoku            # extra args go to pytest
 #   AGENTGYM_BENCH_SCALE=0.2 scripts/bench.sh   # fewer rounds, quick smoke run
 #   AGENTGYM_BENCH_SLOW=1 scripts/bench.sh      # add the seconds-per-room 10x10 peers
 #   VENV=/tmp/benchvenv scripts/bench.sh        # use another virtual environment
+#   scripts/bench.sh -k webshop           # WebShop text + browser, vs BrowserGym (~3 minutes)
+#   BROWSERGYM_VENV=/tmp/bg scripts/bench.sh    # BrowserGym's venv elsewhere
+#   AGENTGYM_BENCH_BROWSERGYM=0 scripts/bench.sh  # do not create the BrowserGym venv
 #
 # The peers are installed with the project's "peers" extra into the venv (created if
 # missing); they coexist with gymnasium 1.x and numpy 2.x (gym-sokoban pulls in the old
@@ -22,6 +26,29 @@ fi
 if ! "$PY" -c "import agentgym, pytest_benchmark, textarena, reasoning_gym, gym_sokoban" \
         >/dev/null 2>&1; then
     "$VENV/bin/pip" install -e ".[dev,peers]"
+fi
+
+# BrowserGym pins playwright==1.44, which cannot share the project venv (Playwright 1.65 with
+# the system Chromium), so it gets its own venv; benchmarks/test_bench_webshop.py runs it as
+# a subprocess (benchmarks/browsergym_peer.py). playwright is then raised to the project's
+# 1.65.2 on purpose: 1.44 cannot drive the system Chromium. pip reports the broken pin; that
+# is expected. Without this venv the BrowserGym benchmarks skip with the reason.
+BG_VENV="${BROWSERGYM_VENV:-.venv-browsergym}"
+export BROWSERGYM_VENV="$BG_VENV"
+bg_ready() {
+    "$BG_VENV/bin/python" -c "
+from importlib.metadata import version as v
+import browsergym.core, playwright.sync_api
+assert v('browsergym-core') == '0.14.3' and v('playwright') == '1.65.2', 'wrong versions'
+" >/dev/null 2>&1
+}
+if [ "${AGENTGYM_BENCH_BROWSERGYM:-1}" != 0 ] && ! bg_ready; then
+    echo "setting up $BG_VENV (browsergym-core 0.14.3 for the WebShop benchmarks)" >&2
+    if ! { { [ -x "$BG_VENV/bin/python" ] || python3 -m venv "$BG_VENV"; } &&
+           "$BG_VENV/bin/pip" install -q "browsergym-core==0.14.3" "gymnasium==1.4.0" &&
+           "$BG_VENV/bin/pip" install -q "playwright==1.65.2" && bg_ready; }; then
+        echo "warning: could not set up $BG_VENV; the BrowserGym benchmarks will be skipped" >&2
+    fi
 fi
 
 mkdir -p .benchmarks

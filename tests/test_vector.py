@@ -6,67 +6,17 @@ is compared, env by env, with a plain single-env run that gets the same actions.
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
+from toy_env import CounterEnv
 
 import agentgym
-from agentgym.core import Outcome, TextEnv
 from agentgym.vector import TextVectorEnv, make_vec
 from agentgym.wrappers import StepBudget, wrap_chat
 
 TOY_ID = "agentgym-test/Counter-v0"
-
-
-class CounterEnv(TextEnv):
-    """A counter starts at a seeded value; "inc" moves it towards start+goal (then success).
-
-    inc: process +1 (outcome +1 and terminated on reaching the goal); dec: process 0;
-    anything else: invalid, process -1.
-    """
-
-    rules = "Reach the goal. Actions: inc or dec."
-    verifier_name = "counter"
-
-    def __init__(self, goal: int = 2, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.goal = goal
-
-    def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
-        self.start = int(rng.integers(0, 1000))
-        self.value = self.start
-
-    def _observe(self) -> str:
-        return f"Counter: {self.value}. Goal: {self.start + self.goal}. Steps taken: {self.steps}."
-
-    def _legal_actions(self) -> list[str]:
-        return ["dec", "inc"]
-
-    def _parse(self, action: str) -> tuple[Any, str]:
-        word = action.strip().lower()
-        return (word, "") if word in ("inc", "dec") else (None, "answer inc or dec")
-
-    def _apply(self, move: str) -> Outcome:
-        self.value += 1 if move == "inc" else -1
-        done = self.value == self.start + self.goal
-        return Outcome(
-            process=1.0 if move == "inc" else 0.0,
-            outcome=1.0 if done else 0.0,
-            terminated=done,
-            success=done,
-        )
-
-    def _reject(self, error: str) -> Outcome:
-        return Outcome(process=-1.0)
-
-    def _state_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "value": self.value}
-
-    def _load_state_dict(self, state: dict[str, Any]) -> None:
-        self.start, self.value = state["start"], state["value"]
 
 
 if TOY_ID not in gym.registry:
@@ -222,7 +172,7 @@ def test_text_vector_env_call_and_render() -> None:
     obs, _ = envs.reset(seed=3)
     assert envs.call("oracle_actions") == [["inc"], ["inc"]]
     assert envs.call("score_actions", ["inc", "dec", "x"]) == [[1.0, 0.0, -1.0]] * 2
-    assert envs.call("goal") == [2, 2]
+    assert envs.call("goal") == [3, 3]
     assert envs.render() == obs
     states = envs.call("get_state")
     envs.step(["inc", "inc"])

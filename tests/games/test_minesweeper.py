@@ -16,7 +16,10 @@ from agentgym.environments.games.minesweeper import logic
 from agentgym.environments.games.minesweeper.env import MinesweeperEnv
 from agentgym.environments.games.minesweeper.logic import (
     POSTERIOR_METHODS,
+    PosteriorSolver,
     brute_force_posterior,
+    cells_of,
+    flood_mask,
     flood_reveal,
     local_deduction,
     mine_posterior,
@@ -160,7 +163,12 @@ def test_posterior_one_one_pattern_on_a_wall():
 
 
 def _random_states(rows: int, cols: int, mines: int, seed: int, limit: int = 20_000):
-    """Mid-game states reached by random safe reveals (and some correct flags) from a seed."""
+    """Mid-game states reached by random safe reveals (and some correct flags) from a seed,
+    each with the posterior the env's incremental solver gave for it.
+
+    The reveals are not the oracle's: many are lucky guesses of cells with P(mine) > 0,
+    which the solver must handle as well as certain-safe ones.
+    """
     env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed + 1000)
@@ -169,9 +177,9 @@ def _random_states(rows: int, cols: int, mines: int, seed: int, limit: int = 20_
     states = []
     while env._status == "playing":
         hidden = env._n - sum(env._revealed)
-        if math.comb(hidden, mines) <= limit:
-            states.append((list(env._revealed), list(env._counts)))
         post = env.posterior()
+        if math.comb(hidden, mines) <= limit:
+            states.append((list(env._revealed), list(env._counts), post))
         if rng.random() < 0.2:
             sure = [i for i in range(env._n) if post.numerators[i] == post.denominator]
             sure = [i for i in sure if not env._flags[i]]
@@ -192,8 +200,9 @@ BOARDS = [(4, 4, 3), (4, 4, 7), (4, 5, 4), (5, 5, 5), (5, 5, 10), (5, 6, 6), (3,
 def test_posterior_equals_brute_force_on_random_mid_game_states(rows, cols, mines):
     checked = 0
     for seed in range(12):
-        for revealed, counts in _random_states(rows, cols, mines, seed):
+        for revealed, counts, incremental in _random_states(rows, cols, mines, seed):
             truth = brute_force_posterior(rows, cols, mines, revealed, counts)
+            assert [incremental.fraction(i) for i in range(rows * cols)] == truth, seed
             for method in POSTERIOR_METHODS:
                 post = mine_posterior(rows, cols, mines, revealed, counts, method=method)
                 assert not post.degraded
@@ -213,7 +222,7 @@ def test_posterior_equals_brute_force_on_random_mid_game_states(rows, cols, mine
 def test_local_deduction_is_sound_against_brute_force():
     found = 0
     for seed in range(15):
-        for revealed, counts in _random_states(5, 5, 6, seed):
+        for revealed, counts, _ in _random_states(5, 5, 6, seed):
             truth = brute_force_posterior(5, 5, 6, revealed, counts)
             safe, sure = local_deduction(5, 5, revealed, counts)
             assert all(truth[i] == 0 for i in safe)
@@ -235,10 +244,111 @@ def test_exact_methods_agree_on_a_long_frontier():
                     mine_posterior(9, 9, 10, env._revealed, env._counts, method=m)
                     for m in POSTERIOR_METHODS
                 ]
-                assert posts[0] == posts[1] == posts[2]
+                assert all(post == posts[0] for post in posts)
                 compared += 1
             env.step(env.oracle_actions()[0])
     assert compared > 20
+
+
+def _reference_flood(rows, cols, counts, revealed, flags, start):
+    """Breadth-first flood, one cell at a time: what flood_reveal must agree with."""
+    if revealed[start] or flags[start]:
+        return []
+    table = neighbours(rows, cols)
+    opened, queue = {start}, [start]
+    while queue:
+        cell = queue.pop()
+        if counts[cell] == 0:
+            for j in table[cell]:
+                if j not in opened and not revealed[j] and not flags[j]:
+                    opened.add(j)
+                    queue.append(j)
+    return sorted(opened)
+
+
+def test_flood_on_bitmasks_matches_a_cell_by_cell_flood():
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        rows, cols = (int(x) for x in rng.integers(1, 17, size=2))
+        n = rows * cols
+        mines = [
+            int(i) for i in rng.choice(n, size=int(rng.integers(0, n // 4 + 1)), replace=False)
+        ]
+        counts = neighbour_counts(rows, cols, mines)
+        revealed = [bool(rng.random() < 0.15) and i not in mines for i in range(n)]
+        flags = [bool(rng.random() < 0.1) and not revealed[i] for i in range(n)]
+        safe = [i for i in range(n) if i not in mines]
+        if not safe:
+            continue
+        start = safe[int(rng.integers(len(safe)))]
+        expected = _reference_flood(rows, cols, counts, revealed, flags, start)
+        assert flood_reveal(rows, cols, counts, revealed, flags, start) == expected
+        zeros = sum(1 << i for i in range(n) if counts[i] == 0)
+        closed = sum(1 << i for i in range(n) if revealed[i] or flags[i])
+        assert cells_of(flood_mask(rows, cols, zeros, closed, start)) == expected
+    # By hand: 3x3 with a mine in the top-right corner (numbers 0 1 0 / 0 1 1 / 0 0 0). The 0s
+    # flood everything else; the mine's own 0 is never reached, as no 0 touches it.
+    assert flood_mask(3, 3, 0b111001101, 0, 6) == 0b111111011
+
+
+def test_cells_of_sparse_and_dense_masks():
+    assert cells_of(0) == []
+    assert cells_of(0b1011) == [0, 1, 3]
+    dense = (1 << 81) - 1 - (1 << 40)
+    assert cells_of(dense) == [i for i in range(81) if i != 40]
+    assert cells_of(1 << 255) == [255]
+
+
+def test_solver_follows_reveals_and_settles_certain_cells():
+    # 1x5 strip with the mine on the last cell: numbers 0 0 0 1 0.
+    solver = PosteriorSolver(1, 5, 1, neighbour_counts(1, 5, [4]))
+    solver.reveal([3])
+    # "1" over cells 2 and 4: one of them, 50/50; no mine is left for cells 0 and 1.
+    post = solver.posterior()
+    assert [post.fraction(i) for i in range(5)] == [0, 0, F(1, 2), None, F(1, 2)]
+    assert solver.safe(0) and not solver.safe(2) and solver.lowest() == 0
+    assert solver.cell(2) == (post.numerators[2], post.denominator, False)
+    solver.reveal([2, 2, 3])  # repeats and already revealed cells are ignored
+    # Cell 2 shows 0: cell 1 is safe, so the mine is on cell 4.
+    post = solver.posterior()
+    assert [post.fraction(i) for i in range(5)] == [0, 0, None, None, 1]
+    num, den, degraded = solver.cell(4)
+    assert num == den and not degraded and solver.lowest() == 0
+    assert post == mine_posterior(1, 5, 1, [False, False, True, True, False], [0, 0, 0, 1, 0])
+
+
+def test_solver_gives_the_same_numbers_however_the_cells_arrive():
+    # Mid-game states of 6x6 / 7-mine games, fed to a solver in shuffled batches with a
+    # question after each batch (so it works incrementally from every intermediate state).
+    rng = np.random.default_rng(11)
+    checked = 0
+    for seed in range(6):
+        for revealed, counts, incremental in _random_states(6, 6, 7, seed, limit=10**12):
+            cells = [i for i in range(36) if revealed[i]]
+            order = [cells[int(j)] for j in rng.permutation(len(cells))]
+            solver = PosteriorSolver(6, 6, 7, counts)
+            while order:
+                size = int(rng.integers(1, 6))
+                solver.reveal(order[:size])
+                solver.posterior()
+                order = order[size:]
+            solver.reveal(cells)
+            assert solver.posterior() == incremental == mine_posterior(6, 6, 7, revealed, counts)
+            checked += 1
+    assert checked > 30
+
+
+def test_solver_refuses_numbers_no_layout_explains():
+    solver = PosteriorSolver(1, 3, 1, [0, 2, 0])  # a 2 next to two cells, one mine in all
+    solver.reveal([1])
+    with pytest.raises(ValueError, match="consistent"):
+        solver.posterior()
+    solver = PosteriorSolver(1, 3, 1, [1, 0, 0])  # a 1 with no hidden neighbour
+    solver.reveal([0, 1])
+    with pytest.raises(ValueError, match="consistent"):
+        solver.posterior()
+    with pytest.raises(ValueError, match="method"):
+        PosteriorSolver(1, 3, 1, [0, 1, 0], method="guess")
 
 
 def test_budget_exhaustion_degrades_to_sound_local_deduction():
@@ -591,18 +701,136 @@ def test_skipping_process_scoring_keeps_flags_honest():
     assert env.score_actions(["reveal 1 4", "reveal 3 1"]) == [1.0, 0.0]
 
 
-def test_logic_posterior_is_fast_enough_on_9x9():
-    # Loose guard against an accidental exponential slowdown; measured medians are < 1 ms.
-    import time
-
+def test_incremental_posterior_equals_scratch_counts_along_9x9_games():
+    # The env's solver keeps components, memo and settled cells between steps; the class
+    # backtracking from scratch shares none of that. Same exact numbers at every state, and
+    # the 9x9 posterior never degrades.
     env = MinesweeperEnv(rows=9, cols=9, mines=10)
-    times = []
-    for seed in range(5):
+    compared = 0
+    for seed in range(6):
         env.reset(seed=seed)
         while env._status == "playing":
             if env._placed:
-                start = time.perf_counter()
-                logic.mine_posterior(9, 9, 10, env._revealed, env._counts)
-                times.append(time.perf_counter() - start)
+                post = env.posterior()
+                scratch = mine_posterior(9, 9, 10, env._revealed, env._counts, method="backtrack")
+                assert post == scratch and not post.degraded
+                compared += 1
             env.step(env.oracle_actions()[0])
-    assert sorted(times)[len(times) // 2] < 0.05
+    assert compared > 40
+
+
+def _mixed_play(env: MinesweeperEnv, rng: np.random.Generator) -> str:
+    """An action a sloppy agent might take: mostly oracle moves, some random legal ones
+    (guesses, wrong flags), some certain flags, some invalid text."""
+    legal = env._legal_actions() or []
+    u = rng.random()
+    if u < 0.7:
+        best = env.oracle_actions()
+        return best[int(rng.integers(len(best)))]
+    if u < 0.8:
+        post = env.posterior()
+        sure = [
+            f"flag {i // env.cols + 1} {i % env.cols + 1}"
+            for i in range(env._n)
+            if post.numerators[i] == post.denominator and not env._flags[i]
+        ]
+        if sure:
+            return sure[int(rng.integers(len(sure)))]
+    if u < 0.9 and legal:
+        return legal[int(rng.integers(len(legal)))]
+    return ["REVEAL 1 1", "reveal 0 0", "flag", "r (2, 2)"][int(rng.integers(4))]
+
+
+@pytest.mark.parametrize(("rows", "cols", "mines"), [(6, 6, 7), (9, 9, 10)])
+def test_incremental_state_matches_a_fresh_load_after_every_step(rows, cols, mines):
+    # The env keeps the observation, the action list and the posterior up to date step by
+    # step; a fresh env loading the same snapshot builds them from nothing. They must agree.
+    env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
+    fresh = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
+    rng = np.random.default_rng(rows)
+    steps = 0
+    for seed in range(8):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            fresh.set_state(env.get_state())
+            assert fresh._observe() == obs
+            assert fresh._legal_actions() == info["available_actions"]
+            legal = info["available_actions"]
+            assert fresh.score_actions(legal) == env.score_actions(legal)
+            assert fresh.oracle_actions() == env.oracle_actions()
+            assert fresh.posterior() == env.posterior()
+            obs, _, done, _, info = env.step(_mixed_play(env, rng))
+            steps += 1
+    assert steps > 40
+
+
+def test_skipping_process_scoring_changes_nothing_but_the_rewards():
+    # Reveals skip the posterior with score_process=False; flags (which it judges) do not.
+    scored = MinesweeperEnv(rows=9, cols=9, mines=10)
+    fast = MinesweeperEnv(rows=9, cols=9, mines=10, score_process=False)
+    rng = np.random.default_rng(3)
+    flags = 0
+    for seed in range(6):
+        scored.reset(seed=seed)
+        fast.reset(seed=seed)
+        done = False
+        while not done:
+            action = _mixed_play(scored, rng)
+            obs_a, _, done, _, info_a = scored.step(action)
+            obs_b, reward_b, done_b, _, info_b = fast.step(action)
+            assert (obs_a, done) == (obs_b, done_b)
+            assert info_b["reward_components"]["process"] == 0.0
+            assert reward_b == info_a["reward_components"]["outcome"]
+            if action.startswith("flag") and info_a["valid_action"]:
+                flags += 1
+                assert info_b["p_mine"] == info_a["p_mine"]
+            else:
+                assert info_b["p_mine"] is None
+            for key in ("available_actions", "safe_cells_left", "success", "valid_action"):
+                assert info_a[key] == info_b[key]
+    assert flags > 3
+
+
+def test_solver_components_stay_true_to_their_constraints():
+    # White-box: the solver extends and cuts components instead of recounting them, but each
+    # one's constraints (the settled mines taken off) must still yield exactly its layouts,
+    # as a recount from scratch does when extending is not possible. Settled cells must be
+    # right about the actual mines.
+    rng = np.random.default_rng(8)
+    checked = 0
+    for rows, cols, mines in [(6, 6, 7), (9, 9, 10)]:
+        env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
+        for seed in range(4):
+            env.reset(seed=seed)
+            done = False
+            while not done:
+                env.posterior()  # brings the solver up to date
+                solver = env._solver
+                if solver is not None:
+                    truth = sum(1 << i for i in env._mine_cells)
+                    revealed = sum(1 << i for i in range(env._n) if env._revealed[i])
+                    assert solver._sure_mines & ~truth == 0
+                    assert solver._safe_cells & truth == 0
+                    settled = solver._sure_mines | solver._safe_cells
+                    # Layouts with more mines than are left off the settled ones weigh
+                    # nothing; which of those a component keeps depends on when it was cut.
+                    left = mines - solver._sure_mines.bit_count()
+
+                    def possible(pairs, left=left):
+                        return [(k, x) for k, x in pairs if k <= left]
+
+                    for cover, sources, cons, comp in solver._groups:
+                        assert cover & (settled | revealed) == 0
+                        assert cover == logic.reduce(logic.or_, (m for _, m, _ in cons))
+                        assert sources == sum(1 << src for src, _, _ in cons)
+                        recount = logic._count_masks(cons, cover, mines, 10**9, "backtrack")
+                        assert possible(recount.terms) == possible(comp.terms)
+                        risky = {c: possible(p) for c, p in comp.risky().items()}
+                        expected = {c: possible(p) for c, p in recount.risky().items()}
+                        assert {c: p for c, p in risky.items() if p} == {
+                            c: p for c, p in expected.items() if p
+                        }
+                        checked += 1
+                _, _, done, _, _ = env.step(_mixed_play(env, rng))
+    assert checked > 30

@@ -174,6 +174,17 @@ def test_parse_and_format_grid():
     assert len(lines) == 2 + 9 + 3
 
 
+def test_cell_offsets_point_at_each_cell_of_format_grid():
+    for size in L.SIZES:
+        offsets = L.cell_offsets(size)
+        assert len(offsets) == size * size and list(offsets) == sorted(set(offsets))
+        grid = L.random_full_grid(size, np.random.default_rng(size))
+        text = L.format_grid(grid, size)
+        assert [int(text[o]) for o in offsets] == grid
+    # Hand-checked: "    1 2   3 4\n" is 14 characters, "  +-----+-----+\n" 16, "1 | " 4.
+    assert L.cell_offsets(4)[:2] == (34, 36)
+
+
 def test_random_full_grid_is_valid_and_seeded():
     for size in L.SIZES:
         for seed in range(10):
@@ -318,6 +329,151 @@ def test_available_actions_match_brute_force(size):
             if terminated:
                 assert info["available_actions"] == []
                 break
+
+
+def test_canonical_action_strings_sort_like_their_numbers():
+    # The env keeps the legal list sorted with bisect on the strings; that is only right if
+    # string order is (row, column, digit) order.
+    for size in L.SIZES:
+        keys = [(r, c, d) for r in range(1, size + 1) for c in range(1, size + 1)
+                for d in range(1, size + 1)]  # fmt: skip
+        strings = [f"{r} {c} {d}" for r, c, d in keys]
+        assert sorted(strings) == strings
+
+
+def test_full_observation_text():
+    # The whole observation, written out by hand once: the incremental board must render
+    # exactly what format_grid renders, and nothing around it may drift.
+    env = fresh("12.4 3412 2143 43..", size=4, blanks=4)
+    obs, *_ = env.step("4 3 2")
+    assert obs == (
+        "Sudoku 4x4. Fill every '.' so that each row, each column and each 2x2 box contains "
+        "the digits 1-4 exactly once. The puzzle has exactly one solution.\n"
+        "\n"
+        "    1 2   3 4\n"
+        "  +-----+-----+\n"
+        "1 | 1 2 | . 4 |\n"
+        "2 | 3 4 | 1 2 |\n"
+        "  +-----+-----+\n"
+        "3 | 2 1 | 4 3 |\n"
+        "4 | 4 3 | 2 . |\n"
+        "  +-----+-----+\n"
+        "\n"
+        "Legend: '.' = empty cell; a digit = a given clue or a digit you placed. Rows are "
+        "numbered 1-4 from top to bottom, columns 1-4 from left to right.\n"
+        'Action format: "row column digit", e.g. <action>3 4 4</action> writes 4 in row 3, '
+        "column 4.\n"
+        "Write only into empty cells. A digit that differs from the solution, or an invalid "
+        "action, ends the episode.\n"
+        "Empty cells: 2. Steps left: 7.\n"
+        "Last action: You wrote 2 at row 4, column 3."
+    )
+
+
+def scratch(env: SudokuEnv) -> dict:
+    """Everything the env keeps incrementally, recomputed from its grid alone."""
+    size, grid = env.size, env._grid
+    masks = L.candidate_masks(grid, size)
+    cand = [0] * (size + 1)
+    hist = [0] * (size + 1)
+    for cell, m in enumerate(masks):
+        for d in L.mask_digits(m):
+            cand[d] |= 1 << cell
+        if not grid[cell]:
+            hist[len(L.mask_digits(m))] += 1
+    kind, cells = L.oracle_cells(grid, size)
+    return {
+        "masks": masks,
+        "cand": cand[1:],
+        "legal": naive_legal(grid, size),
+        "board": L.format_grid(grid, size),
+        "empty": grid.count(0),
+        "hist": hist[1:],
+        "oracle": [f"{c // size + 1} {c % size + 1} {env._solution[c]}" for c in cells],
+    }
+
+
+def incremental(env: SudokuEnv, obs: str) -> dict:
+    """The same, as the env holds it (the oracle from its own bookkeeping)."""
+    # Scored steps keep the histogram up to date; unscored ones drop it and oracle_actions()
+    # rebuilds it from the masks.
+    assert (env._hist is not None) == env.score_process
+    return {
+        "masks": env._masks,
+        "cand": env._cand[1:],
+        "legal": env._legal_actions(),
+        "board": obs.split("\n\n")[1],
+        "empty": env._empty,
+        "oracle": env.oracle_actions(),
+        "hist": env._hist[1:],
+    }
+
+
+@pytest.mark.parametrize(("size", "blanks"), [(4, 12), (9, 40), (9, 56)])
+@pytest.mark.parametrize("score_process", [True, False])
+def test_incremental_state_matches_a_recomputation_over_random_play(size, blanks, score_process):
+    # Correct digits in random empty cells or oracle cells (so forced and MRV states both
+    # occur), with snapshot reloads into fresh envs and occasional wrong digits.
+    rng = np.random.default_rng(size * 100 + blanks)
+    kinds, states = set(), set()
+    for seed in range(8 if size == 9 else 30):
+        env = SudokuEnv(size=size, blanks=blanks, score_process=score_process)
+        obs, _ = env.reset(seed=seed)
+        while True:
+            assert incremental(env, obs) == scratch(env)
+            states.add(L.oracle_cells(env._grid, size)[0])
+            if rng.uniform() < 0.3:
+                cell = L.oracle_cells(env._grid, size)[1][-1]
+            else:
+                empty = [c for c, v in enumerate(env._grid) if not v]
+                cell = empty[int(rng.integers(len(empty)))]
+            digit = env._solution[cell]
+            if rng.uniform() < 0.03:
+                digit = next(iter(set(L.mask_digits(env._masks[cell])) - {digit}), digit)
+            obs, _, terminated, _, info = env.step(f"{cell // size + 1} {cell % size + 1} {digit}")
+            kinds.add(info["move_kind"])
+            if terminated:
+                assert info["available_actions"] == [] and env.oracle_actions() == []
+                break
+            if rng.uniform() < 0.1:
+                other = SudokuEnv(size=size, blanks=blanks, score_process=score_process)
+                other.set_state(env.get_state())
+                assert other._observe() == obs
+                env = other
+    assert "forced" in states
+    if blanks == 56:  # 40 blanks nearly always leave a naked single; 56 on 9x9 often do not
+        assert "mrv" in states and (not score_process or "mrv" in kinds)
+    if score_process:
+        assert {"forced", "other", "wrong"} <= kinds <= {"forced", "mrv", "other", "wrong"}
+    else:
+        assert kinds == {"correct", "wrong"}
+
+
+def test_score_process_false_changes_only_the_process_reward():
+    for seed in range(4):
+        scored, fast = SudokuEnv(blanks=45), SudokuEnv(blanks=45, score_process=False)
+        obs_a, info_a = scored.reset(seed=seed)
+        obs_b, info_b = fast.reset(seed=seed)
+        assert obs_a == obs_b and info_a["available_actions"] == info_b["available_actions"]
+        assert fast._hist is None  # nothing oracle-side is built for an unscored episode
+        for k in range(45):
+            # Alternate oracle moves with plain correct ones (first empty cell).
+            cell = scored._grid.index(0)
+            plain = f"{cell // 9 + 1} {cell % 9 + 1} {scored._solution[cell]}"
+            action = plain if k % 3 == 2 else scored.oracle_actions()[0]
+            assert fast.score_actions([action, "1 1 1"]) == scored.score_actions([action, "1 1 1"])
+            assert fast.oracle_actions() == scored.oracle_actions()
+            obs_a, r_a, term_a, _, info_a = scored.step(action)
+            obs_b, r_b, term_b, _, info_b = fast.step(action)
+            assert (obs_a, term_a, info_a["success"]) == (obs_b, term_b, info_b["success"])
+            assert info_a["available_actions"] == info_b["available_actions"]
+            assert info_a["reward_components"]["outcome"] == info_b["reward_components"]["outcome"]
+            assert info_b["reward_components"]["process"] == 0.0 and r_b == (1.0 if term_b else 0.0)
+            assert info_b["move_kind"] == "correct" and info_a["move_kind"] != "correct"
+            assert fast._hist is None  # dropped by the unscored step, rebuilt on request
+            if term_a:
+                break
+        assert info_a["success"] and info_b["success"]
 
 
 def test_reward_forced_other_wrong():

@@ -9,6 +9,9 @@ import sys
 import gymnasium as gym
 import numpy as np
 import pytest
+
+import agentgym  # noqa: F401 - registers the ids
+from agentgym.core import TEXT_CHARSET
 from agentgym.environments.games.tictactoe import logic
 from agentgym.environments.games.tictactoe.env import TicTacToeEnv
 from agentgym.environments.games.tictactoe.logic import (
@@ -30,9 +33,6 @@ from agentgym.environments.games.tictactoe.logic import (
     value,
     winner,
 )
-
-import agentgym  # noqa: F401 - registers the ids
-from agentgym.core import TEXT_CHARSET
 
 B = board_from_string
 

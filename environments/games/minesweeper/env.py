@@ -22,6 +22,12 @@ frontier component would cost more than ``posterior_budget``, that step is score
 deduction instead (certain cells still exact, the rest at the leftover mine density) and
 ``info["oracle_degraded"]`` is True.
 
+Cost per step: the posterior lives in a
+:class:`~agentgym.environments.games.minesweeper.logic.PosteriorSolver`, which reworks only
+what a reveal changed and answers at most once per state (``step``, :meth:`score_actions`
+and :meth:`oracle_actions` share it); with ``score_process=False`` a reveal never asks it.
+The observation, the action list and the flood are kept up to date cell by cell.
+
 The board is fair by construction: the mines are placed from the episode generator at the
 first reveal, outside that cell and (when the board has room) its neighbours, so the first
 reveal always scores +2 and opens an area. Flags are never taken as knowledge by the oracle;
@@ -39,7 +45,9 @@ there is no "unflag" action.
 
 from __future__ import annotations
 
+import operator
 import re
+from itertools import compress
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,7 +58,9 @@ from .logic import (
     DEFAULT_POSTERIOR_BUDGET,
     Posterior,
     PosteriorSolver,
-    flood_reveal,
+    cell_bits,
+    cells_of,
+    flood_mask,
     neighbour_counts,
     place_mines,
 )
@@ -144,23 +154,20 @@ class MinesweeperEnv(TextEnv):
         )
         self.posterior_budget = check_range("posterior_budget", posterior_budget, 1, 10**9)
         self._n = n
-        # Everything that depends only on the board size is built once: action strings (and
-        # the exact-match table the parser tries first), the row of each cell, and the pieces
-        # of the observation.
-        cells = [(i, i // self.cols + 1, i % self.cols + 1) for i in range(n)]
-        self._reveal_text = [f"reveal {r} {c}" for _, r, c in cells]
-        self._flag_text = [f"flag {r} {c}" for _, r, c in cells]
-        self._canonical: dict[str, tuple[str, int]] = {}
-        for i in range(n):
-            self._canonical[self._reveal_text[i]] = ("reveal", i)
-            self._canonical[self._flag_text[i]] = ("flag", i)
-        self._row_of = [i // self.cols for i in range(n)]
-        width = len(str(self.cols)) + 1
+        self._safe_total = n - self.mines
+        # Everything that depends only on the board size is built once: the action strings
+        # (and the exact-match table the parser tries first), the row of each cell, and the
+        # pieces of the observation.
+        cols = self.cols
+        self._reveal_text = [f"reveal {i // cols + 1} {i % cols + 1}" for i in range(n)]
+        self._flag_text = [f"flag {i // cols + 1} {i % cols + 1}" for i in range(n)]
+        self._canonical = {text: ("reveal", i) for i, text in enumerate(self._reveal_text)}
+        self._canonical.update({text: ("flag", i) for i, text in enumerate(self._flag_text)})
+        self._row_of = [i // cols for i in range(n)]
+        width = len(str(cols)) + 1
         label = len(str(self.rows))
-        self._title = f"Minesweeper {self.rows}x{self.cols} with {self.mines} mines. Flags placed: "
-        self._col_header = " " * (label + 1) + "".join(
-            str(c + 1).rjust(width) for c in range(self.cols)
-        )
+        self._title = f"Minesweeper {self.rows}x{cols} with {self.mines} mines. Flags placed: "
+        self._col_header = " " * (label + 1) + "".join(str(c + 1).rjust(width) for c in range(cols))
         self._row_label = [str(r + 1).rjust(label) + " " for r in range(self.rows)]
         self._number_sym = [(str(k) if k else ".").rjust(width) for k in range(9)]
         self._hidden_sym = "#".rjust(width)
@@ -178,9 +185,10 @@ class MinesweeperEnv(TextEnv):
         self._require_started()
         if self._done or self._status != _PLAYING or not self._open_reveal:
             return []
-        if self._solver is None:
+        solver = self._synced_solver()
+        if solver is None:
             return list(self._open_reveal.values())  # before the first reveal all are safe
-        post = self._solver.posterior()
+        post = solver.posterior()
         nums = post.numerators
         low = min(nums[i] for i in self._open_reveal)  # type: ignore[type-var]
         best = [text for i, text in self._open_reveal.items() if nums[i] == low]
@@ -192,7 +200,7 @@ class MinesweeperEnv(TextEnv):
     def score_actions(self, actions: list[str]) -> list[float]:
         """Process reward each action would earn from the current state; the state is unchanged.
 
-        Same scores as :meth:`TextEnv.score_actions`, read from the posterior cached for this
+        Same scores as :meth:`TextEnv.score_actions`, read from the posterior kept for this
         state instead of snapshot-and-restore: parsing changes nothing, and an invalid action
         always scores 0.
         """
@@ -200,8 +208,12 @@ class MinesweeperEnv(TextEnv):
         if self._done:
             return [0.0 for _ in actions]
         scores = []
+        canonical, open_cells = self._canonical, self._open_reveal
         for action in actions:
-            move, _ = self._interpret(action)
+            move = canonical.get(action) if isinstance(action, str) else None
+            if move is None or move[1] not in open_cells or self._status != _PLAYING:
+                # Anything but a legal action as listed: parse it as step would.
+                move, _ = self._interpret(action)
             scores.append(0.0 if move is None else float(self._judge(*move)[0]))
         return scores
 
@@ -209,9 +221,10 @@ class MinesweeperEnv(TextEnv):
         """The oracle's P(mine) for every cell in the current state (all 0 before the first
         reveal, which is always safe)."""
         self._require_started()
-        if self._solver is None:
+        solver = self._synced_solver()
+        if solver is None:
             return Posterior((0,) * self._n, 1, False)
-        return self._solver.posterior()
+        return solver.posterior()
 
     # ------------------------------------------------------------------ hooks
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
@@ -232,21 +245,26 @@ class MinesweeperEnv(TextEnv):
 
     def _reset_info(self) -> dict[str, Any]:
         # Same extras as every step, so a consumer can read them without a key check.
-        return {"oracle_degraded": False, "safe_cells_left": self._safe_left(), "p_mine": None}
+        return {
+            "oracle_degraded": False,
+            "safe_cells_left": self._safe_total - self._revealed_count,
+            "p_mine": None,
+        }
 
     def _observe(self) -> str:
-        grid = self._grid
-        if grid is None:
-            rows, syms, cols = self._row_text, self._syms, self.cols
-            for r, text in enumerate(rows):
-                if text is None:
-                    rows[r] = self._row_label[r] + "".join(syms[r * cols : (r + 1) * cols])
-            grid = self._grid = "\n".join(rows)  # type: ignore[arg-type]
+        dirty = self._dirty_rows
+        if dirty:
+            rows, syms, cols, labels = self._row_text, self._syms, self.cols, self._row_label
+            for r in dirty:
+                rows[r] = labels[r] + "".join(syms[r * cols : (r + 1) * cols])
+            dirty.clear()
+            self._grid = "\n".join(rows)
         status = _PLAYING_LINE if self._status == _PLAYING else self._status_line()
         return (
-            f"{self._title}{self._flag_count}. Safe cells left to reveal: {self._safe_left()}. "
-            f"Steps left: {max(0, self.max_steps - self._steps)}.\n\n{self._col_header}\n"
-            f"{grid}\n\n{_LEGEND}\n{status}"
+            f"{self._title}{self._flag_count}. Safe cells left to reveal: "
+            f"{self._safe_total - self._revealed_count}. Steps left: "
+            f"{max(0, self.max_steps - self._steps)}.\n\n{self._col_header}\n{self._grid}\n\n"
+            f"{_LEGEND}\n{status}"
         )
 
     def _status_line(self) -> str:
@@ -267,15 +285,10 @@ class MinesweeperEnv(TextEnv):
         return [*self._open_reveal.values(), *self._open_flag.values()]
 
     def _parse(self, text: str) -> tuple[Any, str]:
-        # Canonical actions (what _legal_actions lists) skip the tokenizer; anything else,
-        # including every error, takes the general path below.
+        # The canonical actions (what _legal_actions lists) skip the tokenizer; anything
+        # else, every error included, takes the general path below.
         move = self._canonical.get(text)
-        if (
-            move is not None
-            and self._status == _PLAYING
-            and not self._revealed[move[1]]
-            and not self._flags[move[1]]
-        ):
+        if move is not None and move[1] in self._open_reveal and self._status == _PLAYING:
             return move, ""
         if self._status != _PLAYING:
             return None, "the game is over"
@@ -323,28 +336,44 @@ class MinesweeperEnv(TextEnv):
             process, p_mine, degraded = 0, None, False
         self._last_cell = cell
         if kind == "flag":
-            if process == 1:  # certainly a mine (TextEnv zeroes the reward if unscored)
+            # TextEnv zeroes the reward when scores are off; the verdict still stands.
+            if process == 1:
                 self._flags[cell] = True
                 self._flag_count += 1
-                self._close(cell, self._flag_sym)
+                self._closed |= 1 << cell
+                del self._open_reveal[cell]
+                del self._open_flag[cell]
+                self._syms[cell] = self._flag_sym
+                self._dirty_rows.add(self._row_of[cell])
             else:
                 self._end("wrong_flag")
         else:
             if not self._placed:
                 self._place(cell)
+            counts = self._counts
             if self._is_mine[cell]:
                 self._end("mine")
             else:
-                opened = flood_reveal(
-                    self.rows, self.cols, self._counts, self._revealed, self._flags, cell
-                )
-                revealed, counts, number = self._revealed, self._counts, self._number_sym
+                # A number opens only itself; a zero floods.
+                if counts[cell]:
+                    opened = [cell]
+                    self._closed |= 1 << cell
+                else:
+                    region = flood_mask(self.rows, self.cols, self._zeros, self._closed, cell)
+                    opened = cells_of(region)
+                    self._closed |= region
+                revealed, syms, number = self._revealed, self._syms, self._number_sym
+                open_reveal, open_flag = self._open_reveal, self._open_flag
+                dirty, row_of = self._dirty_rows, self._row_of
                 for i in opened:
                     revealed[i] = True
-                    self._close(i, number[counts[i]])
+                    del open_reveal[i]
+                    del open_flag[i]
+                    syms[i] = number[counts[i]]
+                    dirty.add(row_of[i])
                 self._revealed_count += len(opened)
-                self._solver.reveal(opened)  # type: ignore[union-attr]  # placed above
-                if self._safe_left() == 0:
+                self._unsynced += opened
+                if self._revealed_count == self._safe_total:
                     self._end("won")
         if self._status == _PLAYING and self._steps >= self.max_steps:
             self._end("out_of_steps")
@@ -356,7 +385,7 @@ class MinesweeperEnv(TextEnv):
             success=won,
             info={
                 "oracle_degraded": degraded,
-                "safe_cells_left": self._safe_left(),
+                "safe_cells_left": self._safe_total - self._revealed_count,
                 "p_mine": p_mine,
             },
         )
@@ -371,7 +400,7 @@ class MinesweeperEnv(TextEnv):
             terminated=self._status != _PLAYING,
             info={
                 "oracle_degraded": False,
-                "safe_cells_left": self._safe_left(),
+                "safe_cells_left": self._safe_total - self._revealed_count,
                 "p_mine": None,
             },
         )
@@ -412,11 +441,11 @@ class MinesweeperEnv(TextEnv):
         """Score of a legal move in the current state, with the acted cell's P(mine) and
         whether the posterior is degraded.
 
-        Reads the solver, which brings the posterior up to date at most once per state (the
-        first question after a reveal) and then works out only what is asked: a certain-safe
-        reveal usually needs nothing beyond its own component's layouts.
+        The solver brings the posterior up to date at most once per state (the first
+        question after a reveal) and then works out only what is asked: a certain-safe
+        reveal usually needs nothing beyond the cell's own component.
         """
-        solver = self._solver
+        solver = self._synced_solver()
         if solver is None:
             # Before the first reveal every cell is safe to open: the mines avoid it.
             return (2 if kind == "reveal" else -1), 0.0, False
@@ -426,18 +455,25 @@ class MinesweeperEnv(TextEnv):
         p_mine = num / den  # type: ignore[operator]  # the cell is hidden
         if kind == "flag":
             return (1 if num == den else -1), p_mine, degraded
-        return (1 if num == self._lowest_open() else 0), p_mine, degraded
+        return (1 if num == self._lowest_open(solver) else 0), p_mine, degraded
 
-    def _lowest_open(self) -> int:
+    def _lowest_open(self, solver: PosteriorSolver) -> int:
         """The lowest P(mine) numerator among open (hidden, unflagged) cells."""
-        solver = self._solver
-        if solver is None:
-            return 0
         if not self._flag_count:
             # With no flag, the open cells are the hidden ones.
             return solver.lowest()  # type: ignore[return-value]  # open cells exist here
         nums = solver.posterior().numerators
         return min(nums[i] for i in self._open_reveal)  # type: ignore[type-var]
+
+    def _synced_solver(self) -> PosteriorSolver | None:
+        """The posterior solver, told of every reveal so far (``None`` before the mines)."""
+        solver = self._solver
+        if solver is not None and self._unsynced:
+            # Reveals reach the solver only when a question needs it, so a game played with
+            # score_process=False and no flags never pays for it.
+            solver.reveal(self._unsynced)
+            self._unsynced = []
+        return solver
 
     # ------------------------------------------------------------------ helpers
     def _place(self, first: int) -> None:
@@ -446,6 +482,7 @@ class MinesweeperEnv(TextEnv):
         for i in self._mine_cells:
             self._is_mine[i] = True
         self._counts = neighbour_counts(self.rows, self.cols, self._mine_cells)
+        self._zeros = self._zero_mask()
         self._placed = True
         self._solver = PosteriorSolver(
             self.rows, self.cols, self.mines, self._counts, self.posterior_budget
@@ -456,6 +493,8 @@ class MinesweeperEnv(TextEnv):
         n, revealed, flags = self._n, self._revealed, self._flags
         self._revealed_count = sum(revealed)
         self._flag_count = sum(flags)
+        self._closed = sum(1 << i for i in range(n) if revealed[i] or flags[i])
+        self._zeros = self._zero_mask()
         open_cells = [i for i in range(n) if not revealed[i] and not flags[i]]
         # Insertion-ordered, so the listed actions stay ascending as cells leave.
         self._open_reveal = {i: self._reveal_text[i] for i in open_cells}
@@ -468,24 +507,23 @@ class MinesweeperEnv(TextEnv):
             else self._hidden_sym
             for i in range(n)
         ]
-        self._row_text: list[str | None] = [None] * self.rows
-        self._grid: str | None = None
+        self._row_text = [""] * self.rows
+        self._dirty_rows = set(range(self.rows))
+        self._grid = ""
         if self._status != _PLAYING:
             self._show_mines()
         self._solver: PosteriorSolver | None = None
+        self._unsynced: list[int] = []
         if self._placed:
             self._solver = PosteriorSolver(
                 self.rows, self.cols, self.mines, self._counts, self.posterior_budget
             )
-            self._solver.reveal(i for i in range(n) if revealed[i])
+            self._unsynced = [i for i in range(n) if revealed[i]]
 
-    def _close(self, cell: int, sym: str) -> None:
-        """Take a revealed or flagged cell off the open list and redraw it."""
-        del self._open_reveal[cell]
-        del self._open_flag[cell]
-        self._syms[cell] = sym
-        self._row_text[self._row_of[cell]] = None
-        self._grid = None
+    def _zero_mask(self) -> int:
+        """The cells showing 0 (where a flood spreads), as a mask."""
+        # Mines are left in: a mine never neighbours a 0, so the flood cannot reach one.
+        return sum(compress(cell_bits(self._n), map(operator.not_, self._counts)))
 
     def _end(self, status: str) -> None:
         self._status = status
@@ -496,8 +534,4 @@ class MinesweeperEnv(TextEnv):
         for i in self._mine_cells:
             if not self._revealed[i] and not self._flags[i]:
                 self._syms[i] = self._mine_sym
-                self._row_text[self._row_of[i]] = None
-        self._grid = None
-
-    def _safe_left(self) -> int:
-        return self._n - self.mines - self._revealed_count
+                self._dirty_rows.add(self._row_of[i])

@@ -1,9 +1,11 @@
 """Minesweeper maths: board generation, flood reveal and the exact mine posterior.
 
-Cells are flat indices ``i = row * cols + col`` (0-based). Everything here is a pure function
-of its arguments, so the oracle can be checked without the env, except
-:class:`PosteriorSolver`, which keeps one board's frontier between reveals so a game pays
-only for what each reveal changed (:func:`mine_posterior` is a one-shot use of it).
+Cells are flat indices ``i = row * cols + col`` (0-based); a set of cells is often an int
+used as a bitmask (bit ``i`` for cell ``i``), which keeps the hot loops to a few integer
+operations. Everything here is a pure function of its arguments, so the oracle can be checked
+without the env, except :class:`PosteriorSolver`, which keeps one board's frontier between
+reveals so that a game pays only for what each reveal changed (:func:`mine_posterior` is a
+one-shot use of it).
 
 The posterior is exact Bayes under the only prior the game has: the mines are a uniformly
 random set of ``mines`` cells among the hidden ones, conditioned on the revealed numbers.
@@ -18,11 +20,13 @@ random set of ``mines`` cells among the hidden ones, conditioned on the revealed
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
-from itertools import combinations
+from functools import lru_cache, reduce
+from itertools import chain, combinations, compress, filterfalse, repeat
+from operator import or_
 
 import numpy as np
 
@@ -41,6 +45,8 @@ _LIST_LEAVES: int = 256
 POSTERIOR_METHODS: tuple[str, ...] = ("auto", "bitmask", "backtrack", "transfer")
 # Memoised component counts a solver keeps before it starts over (bounds its memory).
 _CACHE_LIMIT: int = 4_096
+# Binary digits to byte values 0 and 1, for reading many cells off a mask at once.
+_DIGIT_VALUES = bytes.maketrans(b"01", b"\x00\x01")
 
 __all__ = [
     "DEFAULT_POSTERIOR_BUDGET",
@@ -48,6 +54,9 @@ __all__ = [
     "Posterior",
     "PosteriorSolver",
     "brute_force_posterior",
+    "cell_bits",
+    "cells_of",
+    "flood_mask",
     "flood_reveal",
     "local_deduction",
     "mine_posterior",
@@ -107,9 +116,9 @@ def place_mines(
     excluded = {first, *neighbours(rows, cols)[first]}
     if n - len(excluded) < mines:
         excluded = {first}
-    candidates = [i for i in range(n) if i not in excluded]
+    candidates = list(filterfalse(excluded.__contains__, range(n)))
     chosen = rng.choice(len(candidates), size=mines, replace=False)
-    return sorted(candidates[int(j)] for j in chosen)
+    return sorted(map(candidates.__getitem__, chosen.tolist()))
 
 
 def neighbour_counts(rows: int, cols: int, mine_cells: Sequence[int]) -> list[int]:
@@ -118,12 +127,53 @@ def neighbour_counts(rows: int, cols: int, mine_cells: Sequence[int]) -> list[in
     >>> neighbour_counts(1, 3, [0])
     [0, 1, 0]
     """
-    counts = [0] * (rows * cols)
     table = neighbours(rows, cols)
-    for m in mine_cells:
-        for j in table[m]:
-            counts[j] += 1
-    return counts
+    around = Counter(chain.from_iterable(map(table.__getitem__, mine_cells)))
+    return list(map(around.get, range(rows * cols), repeat(0)))
+
+
+def cells_of(mask: int) -> list[int]:
+    """The cells (set bits) of ``mask``, ascending.
+
+    >>> cells_of(0b10110)
+    [1, 2, 4]
+    """
+    if mask.bit_count() > 12:
+        # Many cells: read them off the binary digits, without a Python step per cell.
+        digits = format(mask, "b")[::-1].encode().translate(_DIGIT_VALUES)
+        return list(compress(range(len(digits)), digits))
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _combination_masks(cells: int, v: int) -> tuple[int, ...]:
+    """Every way to pick ``v`` of the set bits of ``cells``, as masks."""
+    return tuple(sum(c) for c in combinations(_bit_values(cells), v))
+
+
+@lru_cache(maxsize=16)
+def cell_bits(n: int) -> tuple[int, ...]:
+    """``1 << i`` for every cell ``i`` of an ``n``-cell board.
+
+    >>> cell_bits(3)
+    (1, 2, 4)
+    """
+    return tuple(1 << i for i in range(n))
+
+
+def _bit_values(mask: int) -> list[int]:
+    """The set bits of ``mask`` as values (``1 << cell``), ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
 
 
 def flood_reveal(
@@ -137,27 +187,53 @@ def flood_reveal(
     """Cells a reveal of the safe cell ``start`` opens: it, plus the flood through zeros.
 
     Already revealed and flagged cells are never included. The caller checks ``start`` is
-    not a mine.
+    not a mine. (:func:`flood_mask` is the same on bitmasks.)
 
     >>> flood_reveal(1, 4, [0, 0, 1, 0], [False] * 4, [False] * 4, 0)
     [0, 1, 2]
     """
-    if revealed[start] or flags[start]:
-        return []
-    table = neighbours(rows, cols)
-    opened = [start]
-    seen = {start}
-    queue = [start]
-    while queue:
-        cell = queue.pop()
-        if counts[cell] != 0:
-            continue
-        for j in table[cell]:
-            if j not in seen and not revealed[j] and not flags[j]:
-                seen.add(j)
-                opened.append(j)
-                queue.append(j)
-    return sorted(opened)
+    n = rows * cols
+    zeros = sum(1 << i for i in range(n) if counts[i] == 0)
+    closed = sum(1 << i for i in range(n) if revealed[i] or flags[i])
+    return cells_of(flood_mask(rows, cols, zeros, closed, start))
+
+
+def flood_mask(rows: int, cols: int, zeros: int, closed: int, start: int) -> int:
+    """:func:`flood_reveal` on bitmasks: ``zeros`` has a bit per cell showing 0, ``closed``
+    per revealed or flagged cell; returns the opened cells as a mask.
+
+    The flood grows a ring of neighbours at a time (a few shifts of the whole board), so
+    its cost follows the flood's radius, not its area.
+
+    >>> bin(flood_mask(1, 4, 0b1011, 0, 0))
+    '0b111'
+    """
+    bit = 1 << start
+    if closed & bit:
+        return 0
+    reachable = _column_masks(rows, cols)[2] & ~closed
+    region = bit
+    ring = bit & zeros
+    while ring:
+        grown = _dilate(ring, rows, cols) & reachable & ~region
+        region |= grown
+        ring = grown & zeros
+    return region
+
+
+def _dilate(cells: int, rows: int, cols: int) -> int:
+    """``cells`` and all their neighbours, as a mask (a few shifts of the whole board)."""
+    not_first, not_last, full = _column_masks(rows, cols)
+    row = cells | (cells << 1 & not_first) | (cells >> 1 & not_last)
+    return (row | row << cols | row >> cols) & full
+
+
+@lru_cache(maxsize=128)
+def _column_masks(rows: int, cols: int) -> tuple[int, int, int]:
+    """Masks of the cells outside the first column, outside the last one, and of all."""
+    first = sum(1 << (r * cols) for r in range(rows))
+    full = (1 << (rows * cols)) - 1
+    return full & ~first, full & ~(first << (cols - 1)), full
 
 
 @dataclass(frozen=True)
@@ -281,15 +357,6 @@ class _Counts:
     members: list[list[int]]
     layouts: list[int]
     per_class: list[list[int]]
-
-    def cell_counts(self, weight: list[int]) -> list[int]:
-        """For each cell, the sum of ``weight[mines in layout]`` over layouts mining it."""
-        out = [0] * len(self.cells)
-        for j, ms in enumerate(self.members):
-            num = sum(c * w for c, w in zip(self.per_class[j], weight, strict=False))
-            for i in ms:
-                out[i] = num
-        return out
 
 
 def _cell_classes(
@@ -544,16 +611,6 @@ def _count_component(
         return _count_transfer(cells, constraints, budget)
 
 
-def _convolve(a: list[int], b: list[int]) -> list[int]:
-    out = [0] * (len(a) + len(b) - 1)
-    for i, x in enumerate(a):
-        if x:
-            for j, y in enumerate(b):
-                if y:
-                    out[i + j] += x * y
-    return out
-
-
 # A constraint: (a revealed cell, the mask of its hidden neighbours, mines among them). The
 # cell first, so constraints sort by it.
 _Constraint = tuple[int, int, int]
@@ -597,7 +654,7 @@ class _Component:
             mined: dict[int, dict[int, int]] = {}
             for layout in self.layouts or ():
                 k = layout.bit_count()
-                for cell in _bits(layout):
+                for cell in cells_of(layout):
                     per_k = mined.setdefault(cell, {})
                     per_k[k] = per_k.get(k, 0) + 1
             self._risky = {cell: tuple(sorted(mined[cell].items())) for cell in sorted(mined)}
@@ -612,16 +669,6 @@ class _Component:
         if layouts is not None and len(layouts) <= 32:
             return sum(weights[layout.bit_count()] for layout in layouts if layout & bit)
         return sum(x * weights[k] for k, x in self.risky()[cell])
-
-
-def _bits(mask: int) -> list[int]:
-    """The set bits of ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _list_layouts(
@@ -648,17 +695,21 @@ def _list_layouts(
     """
     leaves: list[int] = []
     work = 0
-    # (mined cells, decided cells, open constraints, (cells, mines among them) left to
-    # spread at the end, mines in those)
-    Node = tuple[int, int, list[_Constraint], tuple[tuple[int, int], ...], int]
-    stack: list[Node] = [(seed, fixed, constraints, (), 0) for seed in reversed(seeds)]
+    # Nodes: (mined cells, decided cells, open constraints, (cells, mines among them) left
+    # to spread at the end, mines in those, cells decided since the constraints were last
+    # checked, -1 for all).
+    stack = [(seed, fixed, constraints, (), 0, -1) for seed in reversed(seeds)]
     while stack:
-        mines, decided, active, spread, spread_mines = stack.pop()
+        mines, decided, active, spread, spread_mines, recent = stack.pop()
         while True:
-            changed = False
+            changed = 0
             still: list[_Constraint] = []
             for item in active:
                 _, mask, need = item
+                if not mask & recent:
+                    # Nothing it sees was decided since it was last found open: still open.
+                    still.append(item)
+                    continue
                 undecided = mask & ~decided
                 left = need - (mask & mines).bit_count()
                 if undecided:
@@ -672,12 +723,13 @@ def _list_layouts(
                         break
                     decided |= undecided
                     work += free
-                    changed = True
+                    changed |= undecided
                 elif left:
                     break
             else:
                 active = still
                 if changed:
+                    recent = changed
                     continue
                 if mines.bit_count() + spread_mines > max_mines:
                     break
@@ -691,7 +743,7 @@ def _list_layouts(
                             if v == cells.bit_count():
                                 layouts = [layout | cells for layout in layouts]
                             elif v:
-                                picks = [sum(c) for c in combinations(_bit_values(cells), v)]
+                                picks = _combination_masks(cells, v)
                                 layouts = [layout | p for layout in layouts for p in picks]
                         leaves += layouts
                     else:
@@ -727,20 +779,10 @@ def _list_layouts(
                 undecided = active[0][1] & twice
                 pick = undecided & -undecided
                 work += 1
-                stack.append((mines, decided | pick, active, spread, spread_mines))
-                stack.append((mines | pick, decided | pick, active, spread, spread_mines))
+                stack.append((mines, decided | pick, active, spread, spread_mines, pick))
+                stack.append((mines | pick, decided | pick, active, spread, spread_mines, pick))
             break
     return _tally(cover, leaves)
-
-
-def _bit_values(mask: int) -> list[int]:
-    """The set bits of ``mask`` as values (``1 << cell``), ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out
 
 
 def _tally(cover: int, layouts: list[int]) -> _Component:
@@ -772,7 +814,7 @@ def _count_masks(
             if method == "bitmask":
                 raise
     # The class-level counters take cells and constraints as tuples, in breadth-first order.
-    ((cells, cons),) = _split_components([(tuple(_bits(m)), need) for _, m, need in constraints])
+    ((cells, cons),) = _split_components([(tuple(cells_of(m)), need) for _, m, need in constraints])
     counts = _count_component(cells, cons, max_mines, budget, method)
     risky = {}
     for j, members in enumerate(counts.members):
@@ -860,8 +902,8 @@ class _Evaluation:
 
     The combination (``weights[j][k]``: the ways the other components and the unconstrained
     cells complete a layout of component ``j`` with ``k`` mines) runs on the first question
-    that needs it; a cell that no layout of its component mines is safe without it. A
-    cell's numerator is then a few multiplications, and the whole :class:`Posterior` is
+    that needs it; a settled cell, or one that no layout of its component mines, needs none.
+    A cell's numerator is then a few multiplications, and the whole :class:`Posterior` is
     built only on request (then kept). ``post`` stands in for all of it when the posterior
     is degraded.
     """
@@ -875,7 +917,9 @@ class _Evaluation:
         "hidden",
         "hidden_count",
         "mines",
+        "safe_cells",
         "scale",
+        "sure_mines",
         "weights",
     )
 
@@ -885,12 +929,16 @@ class _Evaluation:
         hidden: int,
         hidden_count: int,
         mines: int,
+        sure_mines: int = 0,
+        safe_cells: int = 0,
         post: Posterior | None = None,
     ) -> None:
         self.comps = comps
         self.hidden = hidden
         self.hidden_count = hidden_count
         self.mines = mines
+        self.sure_mines = sure_mines
+        self.safe_cells = safe_cells & hidden
         self._post = post
         self._low: int | None = None
         self.weights: list[dict[int, int]] | None = None
@@ -908,8 +956,18 @@ class _Evaluation:
         """Combine the components (once): weights, denominator and the off-frontier share."""
         if self.weights is not None:
             return self.weights
-        comps, mines = self.comps, self.mines
-        unconstrained = self.hidden_count - sum(comp.cover.bit_count() for comp in comps)
+        comps = self.comps
+        sure = self.sure_mines.bit_count()
+        # Settled cells are left out: their mines are taken off the total.
+        mines = self.mines - sure
+        unconstrained = (
+            self.hidden_count
+            - sure
+            - self.safe_cells.bit_count()
+            - sum(comp.cover.bit_count() for comp in comps)
+        )
+        if mines < 0 or unconstrained < 0:
+            raise ValueError("no mine layout is consistent with the revealed numbers")
         completions = _completions(unconstrained, mines)
         if len(comps) == 1:
             total = comps[0].terms
@@ -952,6 +1010,8 @@ class _Evaluation:
         if self._post is not None:
             return self._post.numerators[cell] == 0
         bit = 1 << cell
+        if self.safe_cells & bit:
+            return True
         for comp in self.comps:
             if comp.cover & bit and not comp.union & bit:
                 return True  # no layout of its component mines it
@@ -963,7 +1023,11 @@ class _Evaluation:
         bit = 1 << cell
         if not self.hidden & bit:
             return None
+        if self.safe_cells & bit:
+            return 0
         weights = self.weigh()
+        if self.sure_mines & bit:
+            return self.denominator
         for comp, w in zip(self.comps, weights, strict=True):
             if comp.cover & bit:
                 return comp.mined(cell, w) * self.scale
@@ -975,8 +1039,13 @@ class _Evaluation:
                 nums = [x for x in self._post.numerators if x is not None]
                 self._low = min(nums) if nums else None
                 return self._low
+            if self.safe_cells:
+                self._low = 0
+                return 0
             weights = self.weigh()
             low = self.expected
+            if self.sure_mines and (low is None or self.denominator < low):
+                low = self.denominator
             for comp, w in zip(self.comps, weights, strict=True):
                 if comp.union != comp.cover:
                     self._low = 0  # a cell no layout mines
@@ -993,9 +1062,13 @@ class _Evaluation:
             weights = self.weigh()
             hidden, expected = self.hidden, self.expected
             nums: list[int | None] = [expected if hidden >> i & 1 else None for i in range(n)]
+            for c in cells_of(self.safe_cells):
+                nums[c] = 0
+            for c in cells_of(self.sure_mines):
+                nums[c] = self.denominator
             scale = self.scale
             for comp, w in zip(self.comps, weights, strict=True):
-                for c in _bits(comp.cover):
+                for c in cells_of(comp.cover):
                     nums[c] = 0
                 for c, pairs in comp.risky().items():
                     nums[c] = sum(x * w[k] for k, x in pairs) * scale
@@ -1008,16 +1081,24 @@ class PosteriorSolver:
 
     ``counts`` are the board's numbers (read only for revealed cells), which must come from
     a real mine layout (:func:`mine_posterior` checks hand-made ones). Between questions the
-    solver keeps the frontier split into components, each with its counted layouts. A reveal
-    touches only the components around the opened cells: the others keep their counts, and a
-    touched one is re-counted from its memo (a component's counts depend only on the hidden
-    cells it covers and the revealed numbers over them, so they are memoised under that
-    pair) or by extending the layouts of the components it grew from, checking only the new
-    numbers, before counting from scratch as :func:`mine_posterior` describes. The
-    combination step then runs at most once per state, and single numerators come without
-    building the whole :class:`Posterior`. Results are identical to :func:`mine_posterior` on
-    the same revealed cells, which is this class used once.
+    solver keeps the frontier split into components, each with its counted layouts, and
+    works only on what a reveal changed:
 
+    * components the opened cells do not touch keep their counts;
+    * a touched one is counted again from its memo (a component's counts depend only on the
+      hidden cells it covers and the revealed numbers over them, so they are memoised under
+      that pair), or by extending the layouts of the components it grew from and checking
+      only the new numbers, or else from scratch as :func:`mine_posterior` describes;
+    * cells a component settles (safe, or a mine, in every one of its layouts) leave the
+      frontier: their mines are taken off the numbers around them and off the total, so the
+      components that remain are smaller (the counts, and so the posterior, are unchanged);
+    * the components are combined at most once per state, and only when a question needs
+      it: whether a cell is certainly safe is often known from its own component.
+
+    Results are identical to :func:`mine_posterior` on the same revealed cells, which is
+    this class used once. (The one exception is a component that exhausts ``budget``: a
+    solver that has cut it down over several reveals may still count it exactly where a
+    one-shot count degrades. The default budget leaves wide room on boards up to 16x16.)
     Flags are not knowledge: the solver never sees them.
 
     >>> solver = PosteriorSolver(1, 4, 1, neighbour_counts(1, 4, [3]))  # the mine is cell 3
@@ -1025,8 +1106,8 @@ class PosteriorSolver:
     >>> solver.posterior().probs()
     [0.0, 0.5, None, 0.5]
     >>> solver.reveal([1])  # shows 0: cell 1 was safe, so the mine is on cell 3
-    >>> solver.cell(3), solver.cell(0), solver.lowest()
-    ((1, 1, False), (0, 1, False), 0)
+    >>> solver.cell(3), solver.cell(0), solver.safe(0), solver.lowest()
+    ((1, 1, False), (0, 1, False), True, 0)
     """
 
     def __init__(
@@ -1045,6 +1126,7 @@ class PosteriorSolver:
         self.budget, self.method = budget, method
         self._n = rows * cols
         self._nbr = neighbour_masks(rows, cols)
+        self._bit = cell_bits(self._n)
         self._counts = list(counts)
         self._hidden = (1 << self._n) - 1
         self._hidden_count = self._n
@@ -1052,23 +1134,32 @@ class PosteriorSolver:
         self._opened: list[int] = []
         self._opened_mask = 0
         self._groups: list[list] = []  # [cover, sources, constraints, component]
+        # Settled cells, out of every component: mines in all layouts, and safe hidden ones.
+        self._sure_mines = 0
+        self._safe_cells = 0
         self._cache: dict[tuple[int, int], _Component | None] = {}
         self._inconsistent = False
+        # Settling needs listed layouts, which the class-level counters (the only ones a
+        # tiny budget or an explicit method allows) do not keep.
+        self._incremental = method == "auto" and budget >= _LIST_STAKE
         self._eval: _Evaluation | None = None
 
     def reveal(self, cells: Iterable[int]) -> None:
         """Mark ``cells`` revealed (already revealed ones are ignored)."""
-        hidden = self._hidden
-        for c in cells:
-            bit = 1 << c
-            if hidden & bit:
-                hidden ^= bit
-                self._hidden_count -= 1
-                self._opened.append(c)
-                self._opened_mask |= bit
-        if hidden != self._hidden:
-            self._hidden = hidden
-            self._eval = None
+        cells = list(cells)
+        bit = self._bit
+        mask = reduce(or_, map(bit.__getitem__, cells), 0)
+        new = mask & self._hidden
+        if not new:
+            return
+        if new != mask or len(cells) != new.bit_count():
+            # Some were revealed already, or repeated: keep each new cell once.
+            cells = cells_of(new)
+        self._hidden ^= new
+        self._hidden_count -= len(cells)
+        self._opened += cells
+        self._opened_mask |= new
+        self._eval = None
 
     def posterior(self) -> Posterior:
         """P(mine) of every cell (raises ``ValueError`` if no layout fits the numbers)."""
@@ -1079,11 +1170,13 @@ class PosteriorSolver:
         :meth:`posterior`, without building the whole posterior."""
         ev = self._evaluate()
         num = ev.numerator(cell)
+        if ev._post is None:
+            ev.weigh()  # the denominator, even when the cell did not need it
         return num, ev.denominator, ev.degraded
 
     def safe(self, cell: int) -> bool:
-        """Whether the hidden ``cell`` has P(mine) = 0; often answered from its component's
-        layouts alone, without combining the components."""
+        """Whether the hidden ``cell`` has P(mine) = 0, often answered without combining the
+        components. Assumes the numbers are consistent, as a real board's are."""
         return self._evaluate().safe(cell)
 
     def degraded(self) -> bool:
@@ -1099,11 +1192,37 @@ class PosteriorSolver:
             self._eval = self._combine()
         return self._eval
 
+    def _combine(self) -> _Evaluation:
+        mines, hidden = self.mines, self._hidden
+        if not 0 <= mines <= self._hidden_count:
+            raise ValueError(f"{mines} mines cannot fit in {self._hidden_count} hidden cells")
+        if self._opened:
+            self._update()
+        if self._inconsistent:
+            raise ValueError("no mine layout is consistent with the revealed numbers")
+        comps = [g[3] for g in self._groups]
+        if None in comps:
+            revealed = [not hidden >> i & 1 for i in range(self._n)]
+            post = _degraded_posterior(self.rows, self.cols, mines, revealed, self._counts)
+            return _Evaluation([], hidden, self._hidden_count, mines, post=post)
+        return _Evaluation(
+            comps,  # type: ignore[arg-type]  # no None left
+            hidden,
+            self._hidden_count,
+            mines,
+            self._sure_mines,
+            self._safe_cells,
+        )
+
     def _update(self) -> None:
         """Bring the components up to date with the cells opened since the last call."""
         opened, opened_mask = self._opened, self._opened_mask
         hidden, nbr, counts = self._hidden, self._nbr, self._counts
         self._opened, self._opened_mask = [], 0
+        sure_mines = self._sure_mines
+        if opened_mask & sure_mines:
+            self._inconsistent = True  # a settled mine cannot be revealed
+        live = hidden & ~(sure_mines | self._safe_cells)
         kept: list[list] = []
         parents: list[list] = []
         loose: list[_Constraint] = []
@@ -1115,13 +1234,25 @@ class PosteriorSolver:
                 kept.append(g)
         fresh: list[_Constraint] = []
         reach = 0
-        for c in opened:
-            mask = nbr[c] & hidden
-            if mask:
-                fresh.append((c, mask, counts[c]))
-                reach |= mask
-            elif counts[c]:
+        if len(opened) > 8 and not sure_mines:
+            # Many cells at once (a fresh solver, a flood): only those next to a live cell
+            # make constraints, found for all of them by shifting the board; the others
+            # must show 0.
+            border = opened_mask & _dilate(live, self.rows, self.cols)
+            if any(map(counts.__getitem__, cells_of(opened_mask & ~border))):
                 self._inconsistent = True
+            opened = cells_of(border)
+        for c in opened:
+            # Settled neighbours are out of the frontier; their mines are off the number.
+            around = nbr[c]
+            mask = around & live
+            if mask:
+                fresh.append((c, mask, counts[c] - (around & sure_mines).bit_count()))
+                reach |= mask
+            elif counts[c] and counts[c] != (around & sure_mines).bit_count():
+                self._inconsistent = True
+        if not parents and not reach:
+            return  # only settled or unconstrained cells opened: no component changes
         if reach:
             # New numbers may reach components the opened cells did not touch: join them.
             untouched = []
@@ -1140,7 +1271,8 @@ class PosteriorSolver:
         cache = self._cache
         if len(cache) > _CACHE_LIMIT:
             cache.clear()
-        for cover, sources, cons in groups:
+        for group in groups:
+            cover, sources, cons = group
             # The constraints on a component are the numbers of `sources` over their hidden
             # neighbours, all inside `cover`: the pair fixes them on this board.
             key = (cover, sources)
@@ -1154,8 +1286,49 @@ class PosteriorSolver:
                     except _BudgetExceeded:
                         comp = None
                 cache[key] = comp
-            kept.append([cover, sources, cons, comp])
+            group.append(comp)
+            if self._incremental and comp is not None and comp.layouts:
+                kept += self._settle(group)
+            else:
+                kept.append(group)
         self._groups = kept
+
+    def _settle(self, group: list) -> list[list]:
+        """Take the cells the component settles out of it; the rest, split into components.
+
+        A cell mined in every layout is a mine in every layout of the board, one mined in
+        none is safe in all: both leave the frontier for good, the mines taken off the
+        numbers around them. What is left of the component may fall apart; each part's
+        layouts are the old ones cut down to it (distinct, as the settled cells agreed).
+        """
+        cover, _, cons, comp = group
+        always = cover
+        for layout in comp.layouts:
+            always &= layout
+        never = cover & ~comp.union
+        settled = always | never
+        if not settled:
+            return [group]
+        self._sure_mines |= always
+        self._safe_cells |= never
+        rest = cover & ~settled
+        if not rest:
+            return []
+        left = [
+            (src, mask & rest, need - (mask & always).bit_count())
+            for src, mask, need in cons
+            if mask & rest
+        ]
+        parts = _group(left, rest) or []
+        cache = self._cache
+        for part in parts:
+            key = (part[0], part[1])
+            sub = cache.get(key)
+            if sub is None:
+                sub = _tally(part[0], sorted({layout & part[0] for layout in comp.layouts}))
+                cache[key] = sub
+            part.append(sub)
+        return parts
 
     def _extend(
         self, cover: int, fresh: list[_Constraint], parents: list[list], opened_mask: int
@@ -1169,7 +1342,7 @@ class PosteriorSolver:
         just opened (``fresh``) need checking. ``None`` when a parent was not listed, or the
         listing would be large: then the caller counts from scratch, with the same result.
         """
-        if self.method != "auto" or self.budget < _LIST_STAKE:
+        if not self._incremental:
             return None
         seeds = [0]
         fixed = 0
@@ -1188,6 +1361,25 @@ class PosteriorSolver:
         if not fixed:
             return None
         new = [item for item in fresh if item[1] & cover]
+        if len(new) == 1:
+            # One new number (the usual reveal): its new cells, all seen by it alone, take
+            # whatever mines each seed leaves it, in every possible way.
+            _, mask, need = new[0]
+            free = cover & ~fixed
+            size = free.bit_count()
+            max_mines = self.mines
+            layouts = []
+            for seed in seeds:
+                v = need - (seed & mask).bit_count()
+                if v == 0:
+                    layouts.append(seed)
+                elif v == size:
+                    layouts.append(seed | free)
+                elif 0 < v < size:
+                    layouts += [seed | p for p in _combination_masks(free, v)]
+            if len(layouts) > _LIST_LEAVES:
+                return None
+            return _tally(cover, [x for x in layouts if x.bit_count() <= max_mines])
         if fixed == cover:
             # No cell is new: the seeds are whole layouts, and the new numbers filter them.
             return _tally(
@@ -1204,21 +1396,6 @@ class PosteriorSolver:
             )
         except _BudgetExceeded:
             return None
-
-    def _combine(self) -> _Evaluation:
-        mines, hidden = self.mines, self._hidden
-        if not 0 <= mines <= self._hidden_count:
-            raise ValueError(f"{mines} mines cannot fit in {self._hidden_count} hidden cells")
-        if self._opened:
-            self._update()
-        if self._inconsistent:
-            raise ValueError("no mine layout is consistent with the revealed numbers")
-        comps = [g[3] for g in self._groups]
-        if None in comps:
-            revealed = [not hidden >> i & 1 for i in range(self._n)]
-            post = _degraded_posterior(self.rows, self.cols, mines, revealed, self._counts)
-            return _Evaluation([], hidden, self._hidden_count, mines, post)
-        return _Evaluation(comps, hidden, self._hidden_count, mines)  # type: ignore[arg-type]
 
 
 def mine_posterior(
@@ -1241,14 +1418,16 @@ def mine_posterior(
     hidden cells, which each get the expected leftover mines divided by ``U``. All arithmetic
     is on Python ints, so the fractions are exact.
 
-    ``method`` picks how a component is counted: ``"bitmask"`` lists its layouts cell by cell
-    as bitmasks (propagation, then branching), ``"backtrack"`` lists them a class of
-    interchangeable cells at a time, ``"transfer"`` counts them by dynamic programming over
-    merged partial layouts, and ``"auto"`` (default) tries the bitmask listing, then class
-    backtracking, each with a small stake, and switches to the counting DP on long
-    frontiers. All give identical results. If a component needs more than ``budget`` units
-    of work, the whole posterior falls back to :func:`local_deduction` (``degraded=True``).
-    For a game in progress, :class:`PosteriorSolver` gives the same numbers incrementally.
+    ``method`` picks how a component is counted: ``"bitmask"`` lists its layouts as bitmasks
+    (propagation, then branching), ``"backtrack"`` lists them a class of interchangeable
+    cells at a time, ``"transfer"`` counts them by dynamic programming over merged partial
+    layouts, and ``"auto"`` (default) tries the bitmask listing, then class backtracking,
+    each with a small stake, and switches to the counting DP on long frontiers (with a
+    ``budget`` below that stake it uses the class-level counters only). All give identical
+    results. If a component needs more than ``budget`` units of work (decisions, assignments
+    or transitions, by counter), the whole posterior falls back to :func:`local_deduction`
+    (``degraded=True``). For a game in progress, :class:`PosteriorSolver` gives the same
+    numbers incrementally.
 
     >>> # Row 1 shows "1 1 0" over hidden row 2: the 0 clears two cells, so the mine is left.
     >>> post = mine_posterior(2, 3, 1, [True, True, True, False, False, False], [1, 1, 0])

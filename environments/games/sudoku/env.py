@@ -92,7 +92,7 @@ _SLOT_NAMES = ("row", "column", "digit")
 
 class _Tables:
     """Per-size constants shared by every env of that size (strings are built once here, so a
-    step formats nothing but the step counter)."""
+    step formats nothing but the two counters at the end of the observation)."""
 
     def __init__(self, size: int) -> None:
         n = size * size
@@ -131,8 +131,8 @@ class _Tables:
             "Write only into empty cells. A digit that differs from the solution, or an "
             "invalid action, ends the episode.\n"
         )
-        # The observation up to its step counter: head, empty board, legend. A placement
-        # rewrites one byte of a copy of it (offsets[cell]).
+        # The observation up to its counters: head, empty board, legend. A placement rewrites
+        # one byte of the env's copy of it (offsets[cell]).
         self.page = (head + format_grid([0] * n, size) + tail).encode("ascii")
         self.offsets = tuple(len(head) + k for k in cell_offsets(size))
 
@@ -228,9 +228,9 @@ class SudokuEnv(TextEnv):
         self._legal: list[str] = []
         self._page = bytearray(self._t.page)
         self._empty = 0
-        # _hist[k]: cells with k candidates (k >= 1 matters; filled and dead cells land in
-        # 0). It is what the forced / MRV oracle reads; None until the oracle is consulted,
-        # and dropped by unscored steps, which do not maintain it.
+        # _hist[k] for k >= 1: empty cells with exactly k candidates (_hist[0] means nothing).
+        # The forced / MRV oracle reads only this; None until the oracle is consulted, and
+        # dropped by unscored steps, which do not maintain it.
         self._hist: list[int] | None = None
 
     # ------------------------------------------------------------------ episode
@@ -328,7 +328,6 @@ class SudokuEnv(TextEnv):
         else:
             pop = t.pop
             hist[k] -= 1
-            hist[0] += 1
             while hit:
                 low = hit & -hit
                 hit ^= low

@@ -120,6 +120,12 @@ def mask_table(size: int) -> tuple[tuple[int, ...], ...]:
 
 
 @cache
+def _popcounts(size: int) -> tuple[int, ...]:
+    """Number of set bits of every candidate mask (a tuple index beats ``int.bit_count``)."""
+    return tuple(m.bit_count() for m in range(1 << size))
+
+
+@cache
 def _units(size: int) -> tuple[tuple[int, int, int], ...]:
     """``(row, column, box)`` of every cell, for loops that need all three."""
     return tuple(zip(*_geometry(size), strict=True))
@@ -307,7 +313,8 @@ def _dfs(
     (random fills); without it digits go low to high.
     """
     rows, cols, boxes = masks
-    rows_of, cols_of, boxes_of = _geometry(size)
+    units = _units(size)
+    pop = _popcounts(size)
     full = (1 << size) - 1
     first: list[int] | None = None
     count = 0
@@ -322,18 +329,20 @@ def _dfs(
         best_k = -1
         best_mask = 0
         best_n = size + 1
+        # This scan is most of the generator's time, hence the flat loop and table lookups.
         for k, i in enumerate(empties):
-            m = full & ~(rows[rows_of[i]] | cols[cols_of[i]] | boxes[boxes_of[i]])
+            r, c, b = units[i]
+            m = full & ~(rows[r] | cols[c] | boxes[b])
             if not m:
                 return
-            n = m.bit_count()
+            n = pop[m]
             if n < best_n:
                 best_k, best_mask, best_n = k, m, n
                 if n == 1:
                     break
         i = empties[best_k]
         rest = empties[:best_k] + empties[best_k + 1 :]
-        r, c, b = rows_of[i], cols_of[i], boxes_of[i]
+        r, c, b = units[i]
         if order is not None:
             bits = [bit for bit in order[i] if bit & best_mask]
         else:
