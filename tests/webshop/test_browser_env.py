@@ -413,12 +413,20 @@ def test_closing_the_last_env_closes_the_browser():
 
 
 def _memory_kb(pids: list[int]) -> int:
-    """Proportional set size (shared pages split between sharers) of ``pids``, in KiB."""
+    """Private memory (USS: pages no other process maps) of ``pids``, in KiB.
+
+    Not PSS: PSS splits shared pages between sharers, so it jumps when another process (a
+    second test worker's Chromium) starts or exits; a leak shows up as private pages.
+    """
     total = 0
     for pid in pids:
         try:
             with open(f"/proc/{pid}/smaps_rollup") as fh:
-                total += sum(int(line.split()[1]) for line in fh if line.startswith("Pss:"))
+                total += sum(
+                    int(line.split()[1])
+                    for line in fh
+                    if line.startswith(("Private_Clean:", "Private_Dirty:"))
+                )
         except OSError:
             pass
     return total
@@ -446,7 +454,7 @@ def test_500_resets_leak_no_processes_or_memory():
         rss1 = _memory_kb(pids1)
         print(
             f"500 resets: {elapsed:.1f} s; browser processes {len(pids0)} -> {len(pids1)}; "
-            f"PSS {rss0 // 1024} -> {rss1 // 1024} MiB"
+            f"private memory {rss0 // 1024} -> {rss1 // 1024} MiB"
         )
         assert len(pids1) <= len(pids0)
         assert rss1 - rss0 < 32 * 1024, (rss0, rss1)
