@@ -17,9 +17,10 @@ import time
 import gymnasium as gym
 import numpy as np
 import pytest
+from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
 
 import agentgym
-from agentgym.browser import browser_available, browser_pids, new_context, runtime_stats
+from agentgym.browser import browser_pids, new_context, runtime_stats
 from agentgym.core import TEXT_CHARSET
 from agentgym.environments.webshop.browser_env import BrowserWebShopEnv
 from agentgym.environments.webshop.env import WebShopEnv
@@ -27,21 +28,8 @@ from agentgym.environments.webshop.env import WebShopEnv
 N = 2000
 ENV_ID = "agentgym/WebShop-v0"
 
-pytestmark = pytest.mark.skipif(
-    not browser_available() and not os.environ.get("CI"),
-    reason="Chromium/playwright not installed (scripts/install_browser.sh); required in CI",
-)
+pytestmark = needs_browser
 
-
-@pytest.fixture(scope="module", autouse=True)
-def keep_browser():
-    """Hold one context for the module so envs closing in between do not relaunch Chromium."""
-    if not browser_available():
-        yield
-        return
-    ctx = new_context()
-    yield
-    ctx.close()
 
 
 def make(**kw) -> BrowserWebShopEnv:

@@ -9,34 +9,21 @@ from __future__ import annotations
 
 import html.parser
 import json
-import os
 import urllib.error
 import urllib.parse
 import urllib.request
 
 import pytest
+from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
 
-from agentgym.browser import browser_available, new_context
 from agentgym.environments.webshop.engine import BUY_NOW
 from agentgym.environments.webshop.env import WebShopEnv
 from agentgym.environments.webshop.site import COOKIE_NAME, SEARCH_BOX_ID
 
 N = 2000
 
-pytestmark = pytest.mark.skipif(
-    not browser_available() and not os.environ.get("CI"),
-    reason="Chromium/playwright not installed (scripts/install_browser.sh); required in CI",
-)
+pytestmark = needs_browser
 
-
-@pytest.fixture(scope="module", autouse=True)
-def keep_browser():
-    if not browser_available():
-        yield
-        return
-    ctx = new_context()
-    yield
-    ctx.close()
 
 
 @pytest.fixture

@@ -11,33 +11,21 @@ nothing.
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pytest
+from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
 
-from agentgym.browser import browser_available, new_context, to_ascii
+from agentgym.browser import to_ascii
 from agentgym.environments.webshop.env import WebShopEnv
 
 N = 2000
 
-pytestmark = pytest.mark.skipif(
-    not browser_available() and not os.environ.get("CI"),
-    reason="Chromium/playwright not installed (scripts/install_browser.sh); required in CI",
-)
+pytestmark = needs_browser
 
 _LINE = re.compile(r'^\s*\[(?P<id>[^\]]+)\] (?P<role>\w+) "(?P<name>(?:[^"\\]|\\.)*)"')
 
-
-@pytest.fixture(scope="module", autouse=True)
-def keep_browser():
-    if not browser_available():
-        yield
-        return
-    ctx = new_context()
-    yield
-    ctx.close()
 
 
 def element_ids(obs: str) -> dict[tuple[str, str], str]:
