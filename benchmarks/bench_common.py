@@ -29,6 +29,8 @@ import pytest
 __all__ = [
     "SCALE",
     "OursEpisode",
+    "bench_ours_steps",
+    "bench_score_all",
     "describe",
     "make_ours",
     "ours_play",
@@ -131,3 +133,102 @@ def record_rounds(
         return (starts[i](), actions[i]), {}
 
     benchmark.pedantic(play, setup=setup, rounds=rounds, warmup_rounds=1)
+
+
+def bench_ours_steps(
+    benchmark: Any,
+    env: Any,
+    episodes: Sequence[OursEpisode],
+    rounds: int,
+    *,
+    unit: str = "step",
+    **describe_kwargs: Any,
+) -> None:
+    """Time agentgym's ``step`` loop over ``episodes``: the "ours" row of a step group.
+
+    Each round restores one episode's snapshot with ``set_state`` (untimed), then times
+    :func:`ours_play` over its actions. ``per_round`` is the episodes' common action count;
+    ``describe_kwargs`` (``group``, ``impl``, ``primary``, ``target``, ...) go to
+    :func:`describe` with ``side="agentgym"``. ``env`` must have been reset once, as
+    ``gym.make``'s order check wants a reset before the first ``step``.
+
+    >>> import gymnasium as gym, agentgym
+    >>> from types import SimpleNamespace
+    >>> bench = SimpleNamespace(extra_info={}, pedantic=lambda play, setup, rounds,
+    ...     warmup_rounds: [play(*setup()[0]) for _ in range(rounds + warmup_rounds)])
+    >>> env = gym.make("agentgym/TicTacToe-v0")
+    >>> _ = env.reset(seed=0)
+    >>> ep = OursEpisode(env.unwrapped.get_state(), env.unwrapped.oracle_actions()[:1])
+    >>> bench_ours_steps(bench, env, [ep], 2, group="demo", impl="agentgym")
+    >>> bench.group, bench.extra_info["per_round"], bench.extra_info["unit"]
+    ('demo', 1, 'step')
+    """
+    lengths = {len(ep.actions) for ep in episodes}
+    if len(lengths) != 1:
+        # per_round is one number for the whole row, so every round must do the same work.
+        raise ValueError(f"need episodes with one common action count, got {sorted(lengths)}")
+
+    def start(ep: OursEpisode) -> Any:
+        env.unwrapped.set_state(ep.snapshot)
+        return env
+
+    describe(benchmark, side="agentgym", unit=unit, per_round=lengths.pop(), **describe_kwargs)
+    record_rounds(
+        benchmark,
+        ours_play,
+        [lambda ep=ep: start(ep) for ep in episodes],
+        [ep.actions for ep in episodes],
+        rounds,
+    )
+
+
+def _score_actions(env: Any, actions: Sequence[str]) -> None:
+    env.unwrapped.score_actions(actions)
+
+
+def bench_score_all(
+    benchmark: Any,
+    env: Any,
+    states: Sequence[bytes],
+    legal: Sequence[Sequence[str]],
+    rounds: int,
+    **describe_kwargs: Any,
+) -> None:
+    """Time one ``score_actions(legal[i])`` call from ``states[i]``: an oracle group's row.
+
+    Each round restores ``states[i]`` (untimed), then times scoring every action in
+    ``legal[i]``. Recorded with ``side="agentgym"``, ``unit="call"`` and ``legal_actions``
+    (the mean number of actions scored per call); ``describe_kwargs`` (``group``, ``impl``,
+    ``primary``, ...) go to :func:`describe`.
+
+    >>> import gymnasium as gym, agentgym
+    >>> from types import SimpleNamespace
+    >>> bench = SimpleNamespace(extra_info={}, pedantic=lambda play, setup, rounds,
+    ...     warmup_rounds: [play(*setup()[0]) for _ in range(rounds + warmup_rounds)])
+    >>> env = gym.make("agentgym/TicTacToe-v0")
+    >>> _, info = env.reset(seed=0)
+    >>> legal = [list(info["available_actions"])]
+    >>> bench_score_all(bench, env, [env.unwrapped.get_state()], legal, 2, group="demo",
+    ...                 impl="agentgym")
+    >>> bench.extra_info["unit"], bench.extra_info["legal_actions"] == len(legal[0])
+    ('call', True)
+    """
+    if len(states) != len(legal) or not states:
+        raise ValueError(
+            f"need one action list per state, got {len(states)} states and {len(legal)} lists"
+        )
+
+    def start(i: int) -> Any:
+        env.unwrapped.set_state(states[i])
+        return env
+
+    describe(
+        benchmark,
+        side="agentgym",
+        unit="call",
+        legal_actions=round(sum(map(len, legal)) / len(legal), 1),
+        **describe_kwargs,
+    )
+    record_rounds(
+        benchmark, _score_actions, [lambda i=i: start(i) for i in range(len(states))], legal, rounds
+    )

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from bench_common import (
     OursEpisode,
+    bench_ours_steps,
+    bench_score_all,
     describe,
     make_ours,
-    ours_play,
     record_rounds,
     scaled,
     seed_counter,
@@ -74,39 +75,18 @@ def test_minesweeper_step_agentgym(benchmark: Any, score_process: bool) -> None:
     episodes = _ours_episodes(make_ours(ENV_ID, rows=ROWS, cols=COLS, mines=MINES))
     env = make_ours(ENV_ID, rows=ROWS, cols=COLS, mines=MINES, score_process=score_process)
     env.reset(seed=0)  # gym.make's order check wants one reset before set_state + step
-
-    def start(ep: OursEpisode) -> Any:
-        env.unwrapped.set_state(ep.snapshot)
-        return env
-
     if score_process:
-        describe(
-            benchmark,
-            group="minesweeper-step",
-            side="agentgym",
-            impl="agentgym (gym.make, exact-posterior reward on)",
-            unit="step",
-            per_round=STEPS,
-            primary=True,
-            target={"against": "textarena", "min_ratio": 10},
-        )
+        row: dict[str, Any] = {
+            "impl": "agentgym (gym.make, exact-posterior reward on)",
+            "primary": True,
+            "target": {"against": "textarena", "min_ratio": 10},
+        }
     else:
-        describe(
-            benchmark,
-            group="minesweeper-step",
-            side="agentgym",
-            impl="agentgym (gym.make, score_process=False: no process reward, like the peer)",
-            unit="step",
-            per_round=STEPS,
-            ratio_row=True,
-        )
-    record_rounds(
-        benchmark,
-        ours_play,
-        [lambda ep=ep: start(ep) for ep in episodes],
-        [ep.actions for ep in episodes],
-        scaled(STEP_ROUNDS),
-    )
+        row = {
+            "impl": "agentgym (gym.make, score_process=False: no process reward, like the peer)",
+            "ratio_row": True,
+        }
+    bench_ours_steps(benchmark, env, episodes, scaled(STEP_ROUNDS), group="minesweeper-step", **row)
 
 
 def _textarena_step(benchmark: Any, raw: bool) -> None:
@@ -204,25 +184,15 @@ def test_minesweeper_oracle_score_all(benchmark: Any) -> None:
         if not terminated:
             states.append(env.unwrapped.get_state())
             legal.append(list(info["available_actions"]))
-
-    def start(i: int) -> Any:
-        env.unwrapped.set_state(states[i])
-        return env
-
-    def score(env: Any, actions: list[str]) -> None:
-        env.unwrapped.score_actions(actions)
-
-    describe(
+    bench_score_all(
         benchmark,
+        env,
+        states,
+        legal,
+        scaled(200),
         group="minesweeper-oracle",
-        side="agentgym",
         impl="agentgym score_actions(all legal), 9x9/10",
-        unit="call",
         primary=True,
-        legal_actions=round(sum(map(len, legal)) / len(legal), 1),
-    )
-    record_rounds(
-        benchmark, score, [lambda i=i: start(i) for i in range(len(states))], legal, scaled(200)
     )
 
 

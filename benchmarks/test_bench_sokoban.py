@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 from bench_common import (
     OursEpisode,
+    bench_ours_steps,
+    bench_score_all,
     describe,
     make_ours,
-    ours_play,
     record_rounds,
     scaled,
     seed_counter,
@@ -155,26 +156,14 @@ def test_sokoban_step_agentgym(benchmark: Any) -> None:
             episodes.append(OursEpisode(snapshot, actions))
         if len(episodes) == EPISODES:
             break
-
-    def start(ep: OursEpisode) -> Any:
-        env.unwrapped.set_state(ep.snapshot)
-        return env
-
-    describe(
+    bench_ours_steps(
         benchmark,
-        group="sokoban-step",
-        side="agentgym",
-        impl="agentgym (gym.make, BFS oracle reward on)",
-        unit="step",
-        per_round=STEPS,
-        primary=True,
-    )
-    record_rounds(
-        benchmark,
-        ours_play,
-        [lambda ep=ep: start(ep) for ep in episodes],
-        [ep.actions for ep in episodes],
+        env,
+        episodes,
         scaled(200),
+        group="sokoban-step",
+        impl="agentgym (gym.make, BFS oracle reward on)",
+        primary=True,
     )
 
 
@@ -234,23 +223,13 @@ def test_sokoban_oracle_score_all(benchmark: Any, diff: tuple[int, int]) -> None
         _, info = env.reset(seed=seed)
         states.append(env.unwrapped.get_state())
         legal.append(list(info["available_actions"]))
-
-    def start(i: int) -> Any:
-        env.unwrapped.set_state(states[i])
-        return env
-
-    def score(env: Any, actions: list[str]) -> None:
-        env.unwrapped.score_actions(actions)
-
-    describe(
+    bench_score_all(
         benchmark,
+        env,
+        states,
+        legal,
+        scaled(100),
         group="sokoban-oracle",
-        side="agentgym",
         impl=f"agentgym score_actions(all legal), {size}x{size}, {boxes} box",
-        unit="call",
         primary=diff == (6, 1),
-        legal_actions=round(sum(map(len, legal)) / len(legal), 1),
-    )
-    record_rounds(
-        benchmark, score, [lambda i=i: start(i) for i in range(len(states))], legal, scaled(100)
     )

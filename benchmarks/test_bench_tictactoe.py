@@ -11,9 +11,10 @@ from typing import Any
 
 from bench_common import (
     OursEpisode,
+    bench_ours_steps,
+    bench_score_all,
     describe,
     make_ours,
-    ours_play,
     record_rounds,
     scaled,
     seed_counter,
@@ -54,26 +55,15 @@ def test_tictactoe_step_agentgym(benchmark: Any) -> None:
     """A whole game: 5 agent moves, each with the opponent's reply and the minimax reward."""
     env = make_ours(ENV_ID, opponent="optimal", agent_first=True)
     episodes, _ = _ours_games(env)
-
-    def start(ep: OursEpisode) -> Any:
-        env.unwrapped.set_state(ep.snapshot)
-        return env
-
-    describe(
+    bench_ours_steps(
         benchmark,
+        env,
+        episodes,
+        scaled(300),
         group="tictactoe-step",
-        side="agentgym",
         impl="agentgym (gym.make, minimax reward on, opponent inside step)",
         unit="agent move",
-        per_round=AGENT_MOVES,
         primary=True,
-    )
-    record_rounds(
-        benchmark,
-        ours_play,
-        [lambda ep=ep: start(ep) for ep in episodes],
-        [ep.actions for ep in episodes],
-        scaled(300),
     )
 
 
@@ -155,23 +145,13 @@ def test_tictactoe_oracle_score_all(benchmark: Any) -> None:
         if info["available_actions"]:
             states.append(env.unwrapped.get_state())
             legal.append(list(info["available_actions"]))
-
-    def start(i: int) -> Any:
-        env.unwrapped.set_state(states[i])
-        return env
-
-    def score(env: Any, actions: list[str]) -> None:
-        env.unwrapped.score_actions(actions)
-
-    describe(
+    bench_score_all(
         benchmark,
+        env,
+        states,
+        legal,
+        scaled(300),
         group="tictactoe-oracle",
-        side="agentgym",
         impl="agentgym score_actions(all legal)",
-        unit="call",
         primary=True,
-        legal_actions=round(sum(map(len, legal)) / len(legal), 1),
-    )
-    record_rounds(
-        benchmark, score, [lambda i=i: start(i) for i in range(len(states))], legal, scaled(300)
     )
