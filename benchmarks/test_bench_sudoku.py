@@ -71,6 +71,7 @@ def test_sudoku_step_agentgym(benchmark: Any, score_process: bool) -> None:
     else:
         row = {
             "impl": "agentgym (gym.make, score_process=False: no process reward, like the peer)",
+            "variant": "score_process=False, like for like",
             "ratio_row": True,
         }
     bench_ours_steps(benchmark, env, episodes, scaled(STEP_ROUNDS), group="sudoku-step", **row)
