@@ -78,24 +78,46 @@ def _max_boxes(size: int) -> int:
     return min(3, (size - 2) ** 2 // 4)
 
 
+class _Frame:
+    """The parts of an observation fixed by the grid shape, built once per shape and process.
+
+    The grid is drawn by writing the level's and then the state's symbols into a copy of
+    :attr:`blank`, which is much cheaper than formatting every cell each step.
+    """
+
+    __slots__ = ("blank", "header", "pos", "where")
+
+    def __init__(self, height: int, width: int) -> None:
+        self.header = "\n".join(
+            [
+                "Sokoban. Push every box onto a goal. Each action moves you one cell; walking "
+                "into a box pushes it one cell if the cell behind it is free. You cannot pull "
+                "boxes or push two at once. A blocked move, a move after which the level can no "
+                "longer be solved in the steps left, or running out of steps ends the game.",
+                "Legend: " + ", ".join(f"{k} {v}" for k, v in SYMBOLS.items()) + ".",
+                "",
+                " " * 4 + "".join(f"{c + 1:>3}" for c in range(width)) + "   (columns)",
+            ]
+        )
+        lines, pos, offset = [], [], 0
+        for r in range(height):
+            line = f"{r + 1:>4}" + "  #" * width
+            pos.extend(offset + len(line) - 3 * (width - c) + 2 for c in range(width))
+            lines.append(line)
+            offset += len(line) + 1
+        #: The grid rows with every cell drawn as a wall, as ASCII bytes.
+        self.blank = "\n".join(lines).encode()
+        #: Index of each cell's symbol in :attr:`blank`.
+        self.pos = tuple(pos)
+        #: Each cell as "(row r, column c)", 1-based.
+        self.where = tuple(
+            f"(row {r + 1}, column {c + 1})" for r in range(height) for c in range(width)
+        )
+
+
 @lru_cache(maxsize=32)
-def _frame(height: int, width: int) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    # The parts of an observation fixed by the grid shape: the text above the grid, each row's
-    # label, and each cell's "(row r, column c)" (built once per shape and process).
-    header = "\n".join(
-        [
-            "Sokoban. Push every box onto a goal. Each action moves you one cell; walking into "
-            "a box pushes it one cell if the cell behind it is free. You cannot pull boxes or "
-            "push two at once. A blocked move, a move after which the level can no longer be "
-            "solved in the steps left, or running out of steps ends the game.",
-            "Legend: " + ", ".join(f"{k} {v}" for k, v in SYMBOLS.items()) + ".",
-            "",
-            " " * 4 + "".join(f"{c + 1:>3}" for c in range(width)) + "   (columns)",
-        ]
-    )
-    labels = tuple(f"{r + 1:>4}  " for r in range(height))
-    where = tuple(f"(row {r + 1}, column {c + 1})" for r in range(height) for c in range(width))
-    return header, labels, where
+def _frame(height: int, width: int) -> _Frame:
+    return _Frame(height, width)
 
 
 class SokobanEnv(TextEnv):
@@ -129,8 +151,9 @@ class SokobanEnv(TextEnv):
 
     >>> env = SokobanEnv(size=6, boxes=1)
     >>> _ = env.reset(seed=1)
-    >>> env.score_actions(env.oracle_actions()), env.steps
-    ([2.0], 0)
+    >>> best = env.oracle_actions()
+    >>> env.score_actions(best) == [2.0] * len(best), env.steps
+    (True, 0)
     """
 
     verifier_name: ClassVar[str] = "sokoban-bfs"
@@ -179,6 +202,8 @@ class SokobanEnv(TextEnv):
         self._legal_for: tuple[int, tuple[int, ...]] | None = None
         self._legal: tuple[str, ...] = ()
         self._goals_text = ""
+        self._grid = b""  # the level's grid without player and boxes (see _Frame)
+        self._frame = _frame(3, 3)
 
     # ------------------------------------------------------------------ episode
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
@@ -205,8 +230,16 @@ class SokobanEnv(TextEnv):
         if self.level != level or self._oracle is None:
             self.level = level
             self._oracle = Oracle(level)
-            where = _frame(level.height, level.width)[2]
-            self._goals_text = ", ".join(where[g] for g in level.goals)
+            self._frame = frame = _frame(level.height, level.width)
+            self._goals_text = ", ".join(frame.where[g] for g in level.goals)
+            grid = bytearray(frame.blank)
+            pos, walls = frame.pos, level.walls
+            for c in level.shape.interior:
+                if not walls[c]:
+                    grid[pos[c]] = 95  # _
+            for g in level.goals:
+                grid[pos[g]] = 79  # O
+            self._grid = bytes(grid)
 
     def _require_oracle(self) -> Oracle:
         assert self._oracle is not None, "call reset() first"
@@ -216,26 +249,30 @@ class SokobanEnv(TextEnv):
     def _observe(self) -> str:
         level = self.level
         assert level is not None
-        header, labels, where = _frame(level.height, level.width)
-        grid = "\n".join(
-            label + "  ".join(row)
-            for label, row in zip(labels, render(level, self.player, self.boxes), strict=True)
-        )
-        pr, pc = level.rc(self.player)
-        goal_set = level.goal_set
-        on_goals = sum(b in goal_set for b in self.boxes)
-        tail = (
-            "up = row - 1, down = row + 1, left = column - 1, right = column + 1.\n"
-            "Moves that are not blocked now: "
-            + (", ".join(self._legal_actions() or []) or "none")
-            + ".\nAnswer with one move, e.g. <action>up</action>."
-            if self.status == "playing"
-            else f"Game over: {self.status}."
-        )
+        frame = self._frame
+        pos, where, goal_set = frame.pos, frame.where, level.goal_set
+        grid = bytearray(self._grid)
+        on_goals = 0
+        for b in self.boxes:
+            if b in goal_set:
+                on_goals += 1
+                grid[pos[b]] = 86  # V
+            else:
+                grid[pos[b]] = 88  # X
+        grid[pos[self.player]] = 83 if self.player in goal_set else 80  # S, P
+        if self.status == "playing":
+            legal = ", ".join(self._legal_actions() or []) or "none"
+            tail = (
+                "up = row - 1, down = row + 1, left = column - 1, right = column + 1.\n"
+                f"Moves that are not blocked now: {legal}.\n"
+                "Answer with one move, e.g. <action>up</action>."
+            )
+        else:
+            tail = f"Game over: {self.status}."
         return (
-            f"{header}\n{grid}\n(rows)\n\n"
-            f"You are at row {pr + 1}, column {pc + 1}.\n"
-            f"Boxes: {', '.join(where[b] for b in self.boxes)}.\n"
+            f"{frame.header}\n{grid.decode()}\n(rows)\n\n"
+            f"You are at {where[self.player][1:-1]}.\n"
+            f"Boxes: {', '.join([where[b] for b in self.boxes])}.\n"
             f"Goals: {self._goals_text}.\n"
             f"Boxes on goals: {on_goals} of {len(self.boxes)}. Steps left: {self.steps_left}.\n"
             f"{tail}"
@@ -243,19 +280,20 @@ class SokobanEnv(TextEnv):
 
     def _where(self, cell: int) -> str:
         assert self.level is not None
-        return _frame(self.level.height, self.level.width)[2][cell]
+        return _frame(self.level.height, self.level.width).where[cell]
 
     def _legal_actions(self) -> list[str] | None:
         if self.level is None or self.status != "playing":
             return []
-        state = (self.player, self.boxes)
-        if self._legal_for != state:
-            self._legal_for = state
-            self._legal = tuple(
-                name
-                for i, name in enumerate(DIRECTIONS)
-                if move(self.level, self.player, self.boxes, i) is not None
-            )
+        player, boxes = self.player, self.boxes
+        if self._legal_for != (player, boxes):
+            # The rule of `move`, inlined: this runs on every step.
+            walls, legal = self.level.walls, []
+            for name, d in zip(DIRECTIONS, self.level.deltas, strict=True):
+                t = player + d
+                if not walls[t] and (t not in boxes or not (walls[t + d] or t + d in boxes)):
+                    legal.append(name)
+            self._legal_for, self._legal = (player, boxes), tuple(legal)
         return list(self._legal)
 
     def _parse(self, action: str) -> tuple[Any, str]:
@@ -289,25 +327,17 @@ class SokobanEnv(TextEnv):
         return f"'{name}' is blocked: {why}. Moves not blocked now: {legal}"
 
     # ------------------------------------------------------------------ rules and rewards
-    def _verdict(self, direction: int) -> tuple[Any, bool, bool]:
-        # (state after the move, optimal, solvable): two oracle questions, see the docstring.
-        assert self.level is not None
-        oracle = self._require_oracle()
-        nxt = move(self.level, self.player, self.boxes, direction)
-        here = oracle.distance(self.player, self.boxes, self.steps_left)
-        optimal, solvable = oracle.verdict(here, nxt, self.steps_left)
-        return nxt, optimal, solvable
-
     def _apply(self, move_index: int) -> Outcome:
-        nxt, optimal, solvable = self._verdict(move_index)
-        score = score_move(optimal, solvable, self.oracle_mode) if self.score_process else 0.0
-        assert nxt is not None and self.level is not None
-        self.player, self.boxes = nxt
+        oracle = self._require_oracle()
+        judged = oracle.judge(self.player, self.boxes, self.steps_left, move_index)
+        score = score_move(judged.optimal, judged.solvable, self.oracle_mode)
+        assert judged.next_state is not None and self.level is not None
+        self.player, self.boxes = judged.next_state
         self.steps_left -= 1
         solved = is_solved(self.level, self.boxes)
         if solved:
             self.status = verdict = "solved"
-        elif not solvable:
+        elif not judged.solvable:
             self.status = (
                 "out of steps"
                 if self.steps_left == 0
@@ -315,13 +345,13 @@ class SokobanEnv(TextEnv):
             )
             verdict = "deadlock"
         else:
-            verdict = "optimal" if optimal else "suboptimal"
-        # The verdict asked exactly this question, so it is a memo hit.
-        left = self._require_oracle().distance(self.player, self.boxes, self.steps_left)
+            verdict = "optimal" if judged.optimal else "suboptimal"
+        # Usually answered by the verdict's own questions (or the table) without a search.
+        left = oracle.distance(self.player, self.boxes, self.steps_left)
         return Outcome(
-            process=score,
+            process=score if self.score_process else 0.0,
             outcome=1.0 if solved else 0.0,
-            terminated=solved or not solvable,
+            terminated=solved or not judged.solvable,
             success=solved,
             info=self._extra_info(verdict, left),
         )
@@ -346,7 +376,7 @@ class SokobanEnv(TextEnv):
         return {
             "verdict": verdict,
             "optimal_moves_left": -1 if optimal is None else int(optimal),
-            "boxes_on_goals": sum(b in goal_set for b in self.boxes),
+            "boxes_on_goals": len(goal_set.intersection(self.boxes)),
             "steps_left": self.steps_left,
         }
 
@@ -354,10 +384,10 @@ class SokobanEnv(TextEnv):
         return self._extra_info("start", self.optimal_moves_left())
 
     def _score(self, move: Any, snapshot: bytes) -> float:
-        # Direct oracle lookup, the same two questions as _apply: nothing is applied, so the
+        # Direct oracle lookup, the same verdict as _apply: nothing is applied, so the
         # snapshot is not needed.
-        _, optimal, solvable = self._verdict(int(move))
-        return score_move(optimal, solvable, self.oracle_mode)
+        judged = self._require_oracle().judge(self.player, self.boxes, self.steps_left, int(move))
+        return score_move(judged.optimal, judged.solvable, self.oracle_mode)
 
     def oracle_actions(self) -> list[str]:
         """Moves with the highest oracle score now, in ``up, down, left, right`` order."""

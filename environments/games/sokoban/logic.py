@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -72,9 +73,12 @@ class _Shape:
     int arithmetic is fastest.
     """
 
-    __slots__ = ("bit", "interior", "links", "shift")
+    __slots__ = ("_manhattan", "_squares", "bit", "height", "interior", "links", "shift", "width")
 
     def __init__(self, height: int, width: int) -> None:
+        self.height, self.width = height, width
+        self._squares: tuple[tuple[tuple[int, int, int, int], ...], ...] | None = None
+        self._manhattan: tuple[tuple[int, ...], ...] | None = None
         n = height * width
         self.shift = shift = n.bit_length()
         #: The cells off the border (the only ones that can be floor), ascending.
@@ -98,6 +102,33 @@ class _Shape:
                 for d in (-width, width, -1, 1)
             )
         self.links = tuple(links)
+
+    @property
+    def squares(self) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
+        """For each cell, the (up to four) 2x2 blocks that contain it (for freeze deadlocks)."""
+        if self._squares is None:
+            w, n = self.width, self.height * self.width
+            out = []
+            for c in range(n):
+                blocks = []
+                for top_left in (c, c - 1, c - w, c - w - 1):
+                    cells = (top_left, top_left + 1, top_left + w, top_left + w + 1)
+                    if top_left >= 0 and top_left % w != w - 1 and cells[3] < n:
+                        blocks.append(cells)
+                out.append(tuple(blocks))
+            self._squares = tuple(out)
+        return self._squares
+
+    @property
+    def manhattan(self) -> tuple[tuple[int, ...], ...]:
+        """``manhattan[a][b]``: the grid distance between cells ``a`` and ``b``."""
+        if self._manhattan is None:
+            w = self.width
+            rc = [divmod(c, w) for c in range(self.height * w)]
+            self._manhattan = tuple(
+                tuple(abs(r - r2) + abs(c - c2) for r2, c2 in rc) for r, c in rc
+            )
+        return self._manhattan
 
     def cells(self, mask: int) -> tuple[int, ...]:
         """The box cells, ascending, of a key's box bits shifted down by ``shift``."""
@@ -212,24 +243,10 @@ class Level:
         """Memo of ``box mask -> (push lower bound, box cells)`` (see ``_box_bound``)."""
         return {}
 
-    @cached_property
+    @property
     def squares(self) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
         """For each cell, the (up to four) 2x2 blocks that contain it (for freeze deadlocks)."""
-        w, n = self.width, len(self.walls)
-        out = []
-        for c in range(n):
-            blocks = []
-            for top_left in (c, c - 1, c - w, c - w - 1):
-                cells = (top_left, top_left + 1, top_left + w, top_left + w + 1)
-                if top_left >= 0 and top_left % w != w - 1 and cells[3] < n:
-                    blocks.append(cells)
-            out.append(tuple(blocks))
-        return tuple(out)
-
-    @cached_property
-    def coords(self) -> tuple[tuple[int, int], ...]:
-        """0-based (row, column) of every cell."""
-        return tuple(divmod(c, self.width) for c in range(len(self.walls)))
+        return self.shape.squares
 
     @cached_property
     def floor_plan(self) -> tuple[str, ...]:
@@ -406,7 +423,7 @@ def _search(
     "no solution within the budget" cheap. Pushes onto dead cells or into frozen 2x2 blocks
     are pruned too (no solution passes through them), so the answer stays exact.
     """
-    walls, deltas, coords, bits = level.walls, level.deltas, level.coords, level.bits
+    walls, deltas, bits, manhattan = level.walls, level.deltas, level.bits, level.shape.manhattan
     shift = level.shift
     low = (1 << shift) - 1
     goal_mask = level.goal_key >> shift
@@ -425,13 +442,14 @@ def _search(
         hit = memo.get(mask)
         bound, cells = hit if hit is not None else _box_bound(level, mask)
         if bound == 0 or bound >= INF:
-            return max(bound, floor)
-        pr, pc = coords[key & low]
+            return bound if bound > floor else floor
+        row = manhattan[key & low]
         walk = INF
         for b in cells:
-            br, bc = coords[b]
-            walk = min(walk, abs(br - pr) + abs(bc - pc))
-        return max(bound + walk - 1, floor)
+            if row[b] < walk:
+                walk = row[b]
+        walk += bound - 1
+        return walk if walk > floor else floor
 
     h0 = heuristic(start)
     if h0 > limit:
@@ -526,9 +544,11 @@ class MoveEval:
     solvable: bool
 
 
-#: States the oracle may add to a level's :class:`ReverseTable` (checked before each layer)
-#: before it answers with A* searches instead. Whole small levels fit (a 6x6 room with one
-#: box has well under 200 states), so their every later question is a dictionary look-up.
+#: A level with at most this many conceivable states (a player cell for every placement of
+#: the boxes on the floor) gets its whole :class:`ReverseTable` grown on demand, so every
+#: question about it becomes a dictionary look-up: a 6x6 room with one box has at most 240.
+#: Larger levels keep the table the generator built and search (A*) beyond it, which costs
+#: far less than tabulating thousands of states.
 ORACLE_TABLE_STATES = 1000
 
 
@@ -536,10 +556,10 @@ class Oracle:
     """Budget-limited shortest-path oracle for one level.
 
     Distances do not depend on the budget, so one store serves the whole episode. The
-    level's :class:`ReverseTable` answers first (the generator has usually grown it already,
-    and it is grown further up to :data:`ORACLE_TABLE_STATES` states); beyond it an A* search
-    that stops at the table's edge runs, and its answers are memoised: an exact distance with
-    each state on the path found, and "none within L moves" with its L.
+    level's :class:`ReverseTable` answers first (the generator has usually grown it already;
+    on small levels, see :data:`ORACLE_TABLE_STATES`, it is grown further as needed). Beyond
+    it an A* search that stops at the table's edge runs, and its answers are memoised: an
+    exact distance with each state on the path found, and "none within L moves" with its L.
 
     >>> lv, p, b = parse_level(["#####", "#P__#", "#_X_#", "#__O#", "#####"])
     >>> oracle = Oracle(lv)
@@ -553,7 +573,11 @@ class Oracle:
 
     def __init__(self, level: Level) -> None:
         self.level = level
+        self._table = level.reverse
+        self._exact = self._table.dist  # grown in place, so this stays the table's dict
+        self._bits = level.bits
         self._cache: dict[int, tuple[int | None, int]] = {}
+        self._small: bool | None = None  # see ORACLE_TABLE_STATES; decided when first needed
 
     def remember(self, player: int, boxes: tuple[int, ...], distance: int) -> None:
         """Record a distance known from elsewhere (it must be exact)."""
@@ -561,28 +585,42 @@ class Oracle:
 
     def distance(self, player: int, boxes: Sequence[int], limit: int) -> int | None:
         """Shortest solution length from ``(player, boxes)`` if it is <= ``limit``, else None."""
-        return self.distance_of(self.level.key(player, boxes), limit)
+        # Level.key and the table look-up inlined: this runs a few times per step.
+        bits, key = self._bits, player
+        for b in boxes:
+            key += bits[b]
+        dist = self._exact.get(key)
+        if dist is None:
+            return self._beyond_table(key, limit)
+        return dist if dist <= limit else None
 
     def distance_of(self, key: int, limit: int) -> int | None:
         """:meth:`distance` of a state given by its :meth:`Level.key`."""
-        table = self.level.reverse
-        dist = table.dist.get(key)
+        dist = self._exact.get(key)
         if dist is None:
-            if table.exhausted or limit <= table.depth:
-                return None
-            hit = self._cache.get(key)
-            if hit is not None:
-                dist, searched = hit
-                if dist is None and searched >= limit:
-                    return None
-            if dist is None and len(table.dist) < ORACLE_TABLE_STATES:
-                table.grow(limit, ORACLE_TABLE_STATES)
-                return self.distance_of(key, limit)
-            if dist is None:
-                dist = self._search(key, limit, table)
-                if dist is None:
-                    return None
+            return self._beyond_table(key, limit)
         return dist if dist <= limit else None
+
+    def _beyond_table(self, key: int, limit: int) -> int | None:
+        # A state the table does not hold needs more moves than its depth (or none at all).
+        table = self._table
+        if table.exhausted or limit <= table.depth:
+            return None
+        hit = self._cache.get(key)
+        if hit is not None:
+            dist, searched = hit
+            if dist is not None:
+                return dist if dist <= limit else None
+            if searched >= limit:
+                return None
+        if self._small is None:
+            level = self.level
+            floor, boxes = level.walls.count(False), len(level.goals)
+            self._small = math.comb(floor, boxes) * (floor - boxes) <= ORACLE_TABLE_STATES
+        if self._small:
+            table.grow(limit, INF)
+            return self.distance_of(key, limit)
+        return self._search(key, limit, table)
 
     def _search(self, key: int, limit: int, table: ReverseTable) -> int | None:
         result = _search(self.level, key, limit, table)
@@ -595,29 +633,34 @@ class Oracle:
         for k, s in enumerate(keys):
             if s not in table.dist:
                 self._cache[s] = (total - k - 1, total)
-        return total
+        return total if total <= limit else None
 
-    def verdict(self, here: int | None, nxt: State | None, steps_left: int) -> tuple[bool, bool]:
-        """``(optimal, solvable)`` for the move to ``nxt`` from a state at distance ``here``.
+    def judge(
+        self, player: int, boxes: tuple[int, ...], steps_left: int, direction: int
+    ) -> MoveEval:
+        """The :class:`MoveEval` of one move from ``(player, boxes)`` with ``steps_left`` steps.
 
-        ``here`` is :meth:`distance` of the state before the move with limit ``steps_left``.
-        A move changes the distance by at most one, so it is optimal iff the distance after
-        it is ``here - 1``; it keeps the level solvable iff a solution fits the steps left.
+        Asks only what the verdict needs: with ``d`` the distance from here, the move is
+        optimal iff the distance after it is ``d - 1`` (a move changes it by at most one), and
+        a plain move (no push) can always be undone, so it leaves a distance of at most
+        ``d + 1`` and keeps the level solvable when ``d + 1`` fits the steps left after it.
         """
-        if nxt is None or here is None or here == 0:
-            return False, False
-        after = self.distance(nxt[0], nxt[1], steps_left - 1)
-        return after is not None and after == here - 1, after is not None
+        nxt = move(self.level, player, boxes, direction)
+        if nxt is None:
+            return MoveEval(direction, False, None, False, False)
+        here = self.distance(player, boxes, steps_left)
+        if here is None or here == 0:
+            return MoveEval(direction, True, nxt, False, False)
+        if self.distance(nxt[0], nxt[1], here - 1) is not None:
+            return MoveEval(direction, True, nxt, True, True)
+        solvable = (nxt[1] == boxes and here + 1 <= steps_left - 1) or self.distance(
+            nxt[0], nxt[1], steps_left - 1
+        ) is not None
+        return MoveEval(direction, True, nxt, False, solvable)
 
     def evaluate(self, player: int, boxes: tuple[int, ...], steps_left: int) -> list[MoveEval]:
         """One :class:`MoveEval` per direction, in :data:`DIRECTIONS` order."""
-        here = self.distance(player, boxes, steps_left)
-        out = []
-        for i in range(len(DIRECTIONS)):
-            nxt = move(self.level, player, boxes, i)
-            optimal, solvable = self.verdict(here, nxt, steps_left)
-            out.append(MoveEval(i, nxt is not None, nxt, optimal, solvable))
-        return out
+        return [self.judge(player, boxes, steps_left, i) for i in range(len(DIRECTIONS))]
 
     def scores(
         self, player: int, boxes: tuple[int, ...], steps_left: int, mode: str
@@ -697,30 +740,50 @@ def parse_level(rows: Sequence[str]) -> tuple[Level, int, tuple[int, ...]]:
     if len(rows) < 3 or len({len(r) for r in rows}) != 1 or len(rows[0]) < 3:
         raise ValueError("a level must be a rectangle of at least 3 x 3 cells")
     height, width = len(rows), len(rows[0])
-    walls, goals, boxes, players = [], [], [], []
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            x = r * width + c
-            if ch not in SYMBOLS and ch != " ":
-                raise ValueError(f"unknown symbol {ch!r} at row {r + 1}, column {c + 1}")
-            border = r in (0, height - 1) or c in (0, width - 1)
-            if border and ch != "#":
-                raise ValueError(f"the border must be walls; row {r + 1}, column {c + 1} is not")
-            walls.append(ch == "#")
-            if ch in "OVS":
-                goals.append(x)
-            if ch in "XV":
-                boxes.append(x)
-            if ch in "PS":
-                players.append(x)
+    flat = "".join(rows)
+    wall_row = "#" * width
+    if not (
+        rows[0] == rows[-1] == wall_row
+        and all(r[0] == "#" == r[-1] for r in rows)
+        and _LEVEL_CHARS.issuperset(flat)
+    ):
+        _explain_bad_cell(rows)
+    goals = sorted(_find_all(flat, "O") + _find_all(flat, "V") + _find_all(flat, "S"))
+    boxes = sorted(_find_all(flat, "X") + _find_all(flat, "V"))
+    players = _find_all(flat, "P") + _find_all(flat, "S")
     if len(players) != 1:
         raise ValueError(f"a level needs exactly one player, found {len(players)}")
     if not boxes or len(boxes) != len(goals):
         raise ValueError(
             f"a level needs as many boxes as goals (>= 1): {len(boxes)} vs {len(goals)}"
         )
-    level = Level(height, width, tuple(walls), tuple(goals))
+    level = Level(height, width, tuple(map("#".__eq__, flat)), tuple(goals))
     return level, players[0], tuple(boxes)
+
+
+_LEVEL_CHARS = frozenset(SYMBOLS) | {" "}
+
+
+def _find_all(text: str, ch: str) -> list[int]:
+    # Indices of ch in text, ascending (str.find scans in C; levels hold few such cells).
+    out = []
+    i = text.find(ch)
+    while i >= 0:
+        out.append(i)
+        i = text.find(ch, i + 1)
+    return out
+
+
+def _explain_bad_cell(rows: list[str]) -> None:
+    # Raise for the first cell, in reading order, with an unknown symbol or a border gap.
+    height, width = len(rows), len(rows[0])
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch not in _LEVEL_CHARS:
+                raise ValueError(f"unknown symbol {ch!r} at row {r + 1}, column {c + 1}")
+            border = r in (0, height - 1) or c in (0, width - 1)
+            if border and ch != "#":
+                raise ValueError(f"the border must be walls; row {r + 1}, column {c + 1} is not")
 
 
 # ---------------------------------------------------------------------------- generation
@@ -841,12 +904,17 @@ def _sample(draws: _Draws, pool: Sequence[int], k: int) -> list[int]:
 def _pick(draws: _Draws, level: Level, lo: int, hi: int) -> tuple[int, State] | None:
     # A distance drawn uniformly from those in [lo, hi] that have states (else the largest
     # below lo), then a state at that distance, preferring starts with every box off a goal.
-    # Layer 0 holds all solved states, so every later layer is unsolved.
+    # The reverse search stops at the drawn distance when that has states, so it rarely needs
+    # to reach hi; redrawing among the distances found when it does not keeps the draw
+    # uniform over them. Layer 0 holds all solved states, so every later layer is unsolved.
     table = level.reverse
+    k = lo + draws.below(hi - lo + 1)
+    table.grow(k, MAX_REVERSE_STATES)
     top = min(hi, table.depth)
-    if top < 1:
-        return None
-    k = lo + draws.below(top - lo + 1) if top >= lo else top
+    if top < k:
+        if top < 1:
+            return None
+        k = lo + draws.below(top - lo + 1) if top >= lo else top
     layer = table.layers[k]
     goal_key = level.goal_key
     clear = [s for s in layer if not s & goal_key]
@@ -861,10 +929,11 @@ def generate_level(
 
     Returns ``(level, player, boxes, optimal_moves)``. Carves a room, puts boxes on goals and
     searches backwards (pulls) from the solved positions (:class:`ReverseTable`), which yields
-    every start state with its exact shortest distance; one with a distance in
-    :func:`target_range` is drawn. Bounded: after :data:`MAX_LAYOUT_TRIES` layouts the best one
-    seen (or an open room) is used. The level keeps the table, so an :class:`Oracle` of it
-    starts with exact distances for every state within ``target_range(max_steps)[1]`` moves.
+    every start state with its exact shortest distance; a distance in :func:`target_range` is
+    drawn uniformly among those the room has, then a start state at that distance. Bounded:
+    after :data:`MAX_LAYOUT_TRIES` layouts the best one seen (or an open room) is used. The
+    level keeps the table, so an :class:`Oracle` of it starts with the exact distance of every
+    state within ``optimal_moves`` moves of solved.
 
     >>> lv, p, b, n = generate_level(np.random.default_rng(0), 6, 1, 15)
     >>> 1 <= n <= 15 and shortest_distance(lv, p, b, 15) == n
@@ -888,7 +957,6 @@ def generate_level(
             rows = _sample(draws, range(1, size - 1), boxes)
             goals = sorted(r * size + size - 2 for r in rows)
         level = Level(size, size, tuple(walls), tuple(goals))
-        level.reverse.grow(hi, MAX_REVERSE_STATES)
         picked = _pick(draws, level, lo, hi)
         if picked is None:
             continue
