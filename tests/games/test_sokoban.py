@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -174,7 +175,10 @@ def test_oracle_moves_and_scores():
         Oracle(level2).scores(p2, b2, 15, "fastest")
 
 
-def test_oracle_cache_gives_same_answers_as_fresh_searches():
+@pytest.mark.parametrize("table_states", [logic.ORACLE_TABLE_STATES, 0])
+def test_oracle_cache_gives_same_answers_as_fresh_searches(monkeypatch, table_states):
+    # 0: the level counts as large, so the answers come from memoised A* searches.
+    monkeypatch.setattr(logic, "ORACLE_TABLE_STATES", table_states)
     level, player, boxes = parse_level(TWO)
     warm = Oracle(level)
     warm.distance(player, boxes, 30)
@@ -202,6 +206,100 @@ def test_solver_matches_plain_bfs_on_generated_levels():
             if nxt is not None and not is_solved(level, nxt[1]):
                 state = nxt
     assert checked == 40 * 6 * 3
+
+
+def test_level_keys_round_trip_and_equality_ignores_derived_data():
+    level, player, boxes = parse_level(TWO)
+    key = level.key(player, boxes)
+    assert level.unkey(key) == (player, boxes)
+    assert key & ((1 << level.shift) - 1) == player
+    assert level.key(player, level.goals) - player == level.goal_key
+    # Two boxes are two distinct bits; moving one changes the key.
+    assert bin(key >> level.shift).count("1") == 2
+    assert level.key(*move(level, player, boxes, 3)) != key
+    level.reverse.grow(5, 1000)
+    level.bound_memo[0] = (0, ())
+    twin = parse_level(TWO)[0]
+    assert twin == level and hash(twin) == hash(level) and twin.reverse.depth == 0
+
+
+def _all_states(level, boxes):
+    floor = [c for c, wall in enumerate(level.walls) if not wall]
+    for placed in itertools.combinations(floor, boxes):
+        for player in floor:
+            if player not in placed:
+                yield player, placed
+
+
+@pytest.mark.parametrize(
+    "rows", [OPEN, TWO, LINE, ["######", "#P_X_#", "#_#__#", "#_O__#", "######"]]
+)
+def test_reverse_table_holds_exact_distances_of_every_solvable_state(rows):
+    level, _, start_boxes = parse_level(rows)
+    table = level.reverse
+    assert table.depth == 0 and not table.exhausted
+    assert all(is_solved(level, level.unkey(k)[1]) for k in table.layers[0])
+    table.grow(depth=200, max_states=10**6)
+    assert table.exhausted
+    for k, layer in enumerate(table.layers):
+        assert layer and all(table.dist[key] == k for key in layer)
+        assert k == 0 or not any(is_solved(level, level.unkey(key)[1]) for key in layer)
+    # Every state of the level: in the table at its BFS distance, or never solvable.
+    for player, boxes in _all_states(level, len(start_boxes)):
+        want = _reference_distance(level, player, boxes, 40)
+        assert table.dist.get(level.key(player, boxes)) == want, (player, boxes)
+
+
+def test_reverse_table_grows_in_layers_and_stops_at_its_budget():
+    level, player, boxes = parse_level(OPEN)
+    table = level.reverse
+    table.grow(depth=3, max_states=10**6)
+    assert table.depth == 3 and not table.exhausted
+    assert level.key(player, boxes) not in table.dist  # 5 moves from solved
+    assert all(d <= 3 for d in table.dist.values())
+    table.grow(depth=5, max_states=10**6)
+    assert table.depth == 5 and table.dist[level.key(player, boxes)] == 5
+    # The budget is checked before each layer: a full table does not grow.
+    small = parse_level(OPEN)[0].reverse
+    small.grow(depth=10, max_states=1)
+    assert small.depth == 0
+
+
+@pytest.mark.parametrize("table_states", [logic.ORACLE_TABLE_STATES, 0])
+def test_oracle_matches_plain_bfs_with_and_without_the_generators_table(monkeypatch, table_states):
+    # With the default every level here is small (the table answers everything); with 0 the
+    # oracle answers beyond the generator's table with A* searches that stop at its edge.
+    monkeypatch.setattr(logic, "ORACLE_TABLE_STATES", table_states)
+    rng = np.random.default_rng(11)
+    for trial in range(12):
+        size, boxes = [(6, 1), (6, 2), (7, 1)][trial % 3]
+        level, player, bx, optimal = generate_level(rng, size, boxes, 15)
+        warm = Oracle(level)  # starts from the generator's table
+        assert level.reverse.dist[level.key(player, bx)] == optimal
+        cold = Oracle(parse_level(render(level, player, bx))[0])  # starts from nothing
+        state = (player, bx)
+        for _ in range(8):
+            for limit in (optimal - 2, optimal, 12):
+                want = _reference_distance(level, *state, limit)
+                assert warm.distance(*state, limit) == want, (trial, state, limit)
+                assert cold.distance(*state, limit) == want, (trial, state, limit)
+            nxt = move(level, *state, int(rng.integers(4)))
+            if nxt is not None and not is_solved(level, nxt[1]):
+                state = nxt
+
+
+def test_oracle_on_a_large_hand_drawn_level():
+    # 12x12 is beyond the generator's sizes: keys are wide and the search is A*.
+    rows = ["#" * 12] + ["#" + "_" * 10 + "#" for _ in range(10)] + ["#" * 12]
+    rows[2] = "#_P________#"
+    rows[5] = "#____X_____#"
+    rows[9] = "#________O_#"
+    level, player, boxes = parse_level(rows)
+    oracle = Oracle(level)
+    # 5 moves to stand above the box, 4 pushes down, 2 moves round to its left, 4 pushes right.
+    assert oracle.distance(player, boxes, 20) == _reference_distance(level, player, boxes, 20)
+    assert oracle.distance(player, boxes, 20) == 15
+    assert oracle.distance(player, boxes, 14) is None
 
 
 # ---------------------------------------------------------------------------- generation
@@ -244,6 +342,22 @@ def test_generation_fallback_is_an_open_room(monkeypatch):
     assert shortest_distance(level, player, boxes, 15) == optimal >= 1
 
 
+def test_generation_draws_every_distance_of_the_target_range():
+    # The reverse search stops at the drawn distance; the draw must still cover the range.
+    ks = [generate_level(np.random.default_rng(s), 6, 1, 15)[3] for s in range(150)]
+    assert set(ks) == set(range(5, 11))
+    assert ks.count(5) > ks.count(10)  # short optimal paths are the commoner ones
+
+
+def test_generated_level_keeps_its_table_for_the_oracle(monkeypatch):
+    level, player, boxes, optimal = generate_level(np.random.default_rng(4), 6, 1, 15)
+    table = level.reverse
+    assert table.depth >= optimal and table.dist[level.key(player, boxes)] == optimal
+    # No search is needed to answer from the start state.
+    monkeypatch.setattr(logic, "_search", None)
+    assert Oracle(level).distance(player, boxes, 15) == optimal
+
+
 def test_generation_speed_6x6():
     rng = np.random.default_rng(0)
     times = []
@@ -251,7 +365,7 @@ def test_generation_speed_6x6():
         t = time.perf_counter()
         generate_level(rng, 6, 1, 15)
         times.append(time.perf_counter() - t)
-    # Typically ~0.5 ms; the bound is loose so that a busy CI machine does not fail it.
+    # Typically ~0.1 ms; the bound is loose so that a busy CI machine does not fail it.
     assert statistics.median(times) < 0.02
 
 
@@ -378,6 +492,85 @@ def test_oracle_agent_solves_200_seeded_levels():
             assert reward >= 2.0 and not truncated
         assert info["success"], seed
         assert inner.steps <= 15
+
+
+def test_score_process_off_zeroes_process_and_keeps_the_game():
+    actions = ["right", "down", "jump", "right", "up", "left", "down", "down", "right"]
+    for rows in (TWO, OPEN):
+        scored = _env(rows)
+        fast = _env(rows, score_process=False)
+        for action in actions:
+            a, b = scored.step(action), fast.step(action)
+            assert a[0] == b[0] and a[2:4] == b[2:4]  # observation, terminated, truncated
+            info_a, info_b = a[4], b[4]
+            assert info_b["reward_components"] == {
+                "process": 0.0,
+                "outcome": info_a["reward_components"]["outcome"],
+            }
+            assert info_b["verifier"]["process_scored"] is False
+            for k in ("verdict", "optimal_moves_left", "valid_action", "success", "steps_left"):
+                assert info_a[k] == info_b[k], k
+            if a[2]:
+                break
+    # An explicit request for scores still asks the oracle.
+    fast = _env(score_process=False)
+    assert fast.score_actions(["up", "down", "right"]) == [-2.0, 2.0, 2.0]
+    assert gym.make("agentgym/Sokoban-v0", score_process=False).unwrapped.score_process is False
+    with pytest.raises(ValueError, match="score_process"):
+        SokobanEnv(score_process=1)
+
+
+def test_observation_text_is_exact():
+    env = _env(["#####", "#PXO#", "#####"])
+    lines = env._observe().splitlines()
+    assert lines[0].startswith("Sokoban. Push every box onto a goal.")
+    assert lines[3:] == [
+        "      1  2  3  4  5   (columns)",
+        "   1  #  #  #  #  #",
+        "   2  #  P  X  O  #",
+        "   3  #  #  #  #  #",
+        "(rows)",
+        "",
+        "You are at row 2, column 2.",
+        "Boxes: (row 2, column 3).",
+        "Goals: (row 2, column 4).",
+        "Boxes on goals: 0 of 1. Steps left: 15.",
+        "up = row - 1, down = row + 1, left = column - 1, right = column + 1.",
+        "Moves that are not blocked now: right.",
+        "Answer with one move, e.g. <action>up</action>.",
+    ]
+    obs, *_ = env.step("right")
+    assert "   2  #  _  P  V  #" in obs.splitlines()
+    assert "Boxes on goals: 1 of 1. Steps left: 14." in obs and "Game over: solved." in obs
+    # Two-digit rows keep the columns aligned.
+    tall = ["####"] + ["#__#"] * 9 + ["#PX#", "#_O#", "####"]
+    lines = _env(tall)._observe().splitlines()
+    assert lines[3] == "      1  2  3  4   (columns)"
+    assert lines[13:18] == [
+        "  10  #  _  _  #",
+        "  11  #  P  X  #",
+        "  12  #  _  O  #",
+        "  13  #  #  #  #",
+        "(rows)",
+    ]
+
+
+def test_small_episodes_never_need_a_search(monkeypatch):
+    # On 6x6 one-box levels every oracle answer comes from the distance table (the
+    # generator's, grown on demand), never from an A* search.
+    monkeypatch.setattr(logic, "_search", None)
+    env = SokobanEnv()
+    for seed in range(30):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            legal = env._legal_actions()
+            env.score_actions([*legal, "nonsense"])
+            best = env.oracle_actions()
+            action = best[0] if rng.random() < 0.6 else legal[int(rng.integers(len(legal)))]
+            *_, terminated, _, _ = env.step(action)
+            if terminated:
+                break
 
 
 def test_available_actions_are_the_unblocked_moves():

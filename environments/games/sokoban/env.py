@@ -16,7 +16,8 @@ move that puts the last box on a goal         +2 (+1 outcome)             ends, 
 
 "Fits the steps" means a solution exists within the steps left after the move, so the budget
 running out unsolved is the same event as a deadlock. The outcome reward is 1.0 on success and
-0.0 otherwise.
+0.0 otherwise. With ``score_process=False`` every process reward is 0.0 and the episode is
+otherwise the same (observations, endings, outcome and ``info`` extras).
 
 >>> import gymnasium as gym
 >>> import agentgym
@@ -280,7 +281,7 @@ class SokobanEnv(TextEnv):
 
     def _where(self, cell: int) -> str:
         assert self.level is not None
-        return _frame(self.level.height, self.level.width).where[cell]
+        return self._frame.where[cell]
 
     def _legal_actions(self) -> list[str] | None:
         if self.level is None or self.status != "playing":
@@ -328,16 +329,25 @@ class SokobanEnv(TextEnv):
 
     # ------------------------------------------------------------------ rules and rewards
     def _apply(self, move_index: int) -> Outcome:
+        # The two questions of the verdict (see the class docstring). The distance after the
+        # move is reported in info anyway, so asking it exactly (rather than Oracle.judge's
+        # cheaper yes/no questions) costs nothing extra: a move changes the distance by at
+        # most one, so it is optimal iff that distance is here - 1, and it keeps the level
+        # solvable iff it exists within the steps left.
+        assert self.level is not None
         oracle = self._require_oracle()
-        judged = oracle.judge(self.player, self.boxes, self.steps_left, move_index)
-        score = score_move(judged.optimal, judged.solvable, self.oracle_mode)
-        assert judged.next_state is not None and self.level is not None
-        self.player, self.boxes = judged.next_state
+        nxt = move(self.level, self.player, self.boxes, move_index)
+        assert nxt is not None
+        here = oracle.distance(self.player, self.boxes, self.steps_left)
+        left = oracle.distance(nxt[0], nxt[1], self.steps_left - 1)
+        solvable = bool(here) and left is not None
+        optimal = solvable and here is not None and left == here - 1
+        self.player, self.boxes = nxt
         self.steps_left -= 1
         solved = is_solved(self.level, self.boxes)
         if solved:
             self.status = verdict = "solved"
-        elif not judged.solvable:
+        elif not solvable:
             self.status = (
                 "out of steps"
                 if self.steps_left == 0
@@ -345,13 +355,11 @@ class SokobanEnv(TextEnv):
             )
             verdict = "deadlock"
         else:
-            verdict = "optimal" if judged.optimal else "suboptimal"
-        # Usually answered by the verdict's own questions (or the table) without a search.
-        left = oracle.distance(self.player, self.boxes, self.steps_left)
+            verdict = "optimal" if optimal else "suboptimal"
         return Outcome(
-            process=score if self.score_process else 0.0,
+            process=score_move(optimal, solvable, self.oracle_mode) if self.score_process else 0.0,
             outcome=1.0 if solved else 0.0,
-            terminated=solved or not judged.solvable,
+            terminated=solved or not solvable,
             success=solved,
             info=self._extra_info(verdict, left),
         )

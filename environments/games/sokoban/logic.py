@@ -4,7 +4,8 @@ Everything here is a pure function of its arguments (plus an explicit numpy ``Ge
 generation), so it is testable without the env. Cells are flat indices ``row * width + col``
 (0-based); a *state* is ``(player, boxes)`` with ``boxes`` a sorted tuple of cells. Inside the
 searches a state is packed into one int, its *key* (:meth:`Level.key`): the player's cell in
-the low bits and one bit per box above them, which hashes and compares far faster than tuples.
+the low bits and, above them, one bit per interior cell that holds a box; ints hash and
+compare far faster than tuples.
 
 >>> level, player, boxes = parse_level(["#####", "#PXO#", "#####"])
 >>> shortest_distance(level, player, boxes, limit=5)
@@ -39,6 +40,7 @@ __all__ = [
     "move",
     "parse_level",
     "render",
+    "score_move",
     "score_moves",
     "shortest_distance",
     "solve",
@@ -73,13 +75,16 @@ class _Shape:
     int arithmetic is fastest.
     """
 
-    __slots__ = ("_manhattan", "_squares", "bit", "height", "interior", "links", "shift", "width")
+    __slots__ = ("_squares", "bit", "height", "interior", "links", "manhattan", "shift", "width")
 
     def __init__(self, height: int, width: int) -> None:
         self.height, self.width = height, width
         self._squares: tuple[tuple[tuple[int, int, int, int], ...], ...] | None = None
-        self._manhattan: tuple[tuple[int, ...], ...] | None = None
         n = height * width
+        #: ``manhattan[a]``: the grid distance from cell ``a`` to every cell, or None until
+        #: :meth:`manhattan_row` builds it (only the rows a search needs, so that a large
+        #: hand-drawn level does not cost a full table).
+        self.manhattan: list[tuple[int, ...] | None] = [None] * n
         self.shift = shift = n.bit_length()
         #: The cells off the border (the only ones that can be floor), ascending.
         self.interior = interior = tuple(
@@ -92,13 +97,13 @@ class _Shape:
         #: Per cell, the key bit of a box on it (0 on the border).
         inside = set(interior)
         self.bit = tuple(1 << pos[c] if c in inside else 0 for c in range(n))
-        # Per interior cell, for each direction d: (c + d, bit position of c + d, bit
-        # position of c - d, pull), where pull is what a backwards move that drags a box
+        # Per interior cell, for each direction d: (c + d, key bit of a box on c + d, key bit
+        # of a box on c - d, pull), where pull is what a backwards move that drags a box
         # from c - d onto c adds to the key.
         links: list[tuple[tuple[int, int, int, int], ...]] = [()] * n
         for c in interior:
             links[c] = tuple(
-                (c + d, pos[c + d], pos[c - d], (1 << pos[c]) - (1 << pos[c - d]))
+                (c + d, 1 << pos[c + d], 1 << pos[c - d], (1 << pos[c]) - (1 << pos[c - d]))
                 for d in (-width, width, -1, 1)
             )
         self.links = tuple(links)
@@ -119,16 +124,15 @@ class _Shape:
             self._squares = tuple(out)
         return self._squares
 
-    @property
-    def manhattan(self) -> tuple[tuple[int, ...], ...]:
-        """``manhattan[a][b]``: the grid distance between cells ``a`` and ``b``."""
-        if self._manhattan is None:
+    def manhattan_row(self, cell: int) -> tuple[int, ...]:
+        """The grid distance from ``cell`` to every cell (memoised in :attr:`manhattan`)."""
+        row = self.manhattan[cell]
+        if row is None:
             w = self.width
-            rc = [divmod(c, w) for c in range(self.height * w)]
-            self._manhattan = tuple(
-                tuple(abs(r - r2) + abs(c - c2) for r2, c2 in rc) for r, c in rc
-            )
-        return self._manhattan
+            r, c = divmod(cell, w)
+            row = tuple(abs(r - x // w) + abs(c - x % w) for x in range(self.height * w))
+            self.manhattan[cell] = row
+        return row
 
     def cells(self, mask: int) -> tuple[int, ...]:
         """The box cells, ascending, of a key's box bits shifted down by ``shift``."""
@@ -180,17 +184,22 @@ class Level:
         # Plain attributes rather than cached properties: every search reads them, and a
         # level is built per generation attempt, where a cached property's first read costs
         # more than computing these.
-        init = object.__setattr__
         w = self.width
         shape = _shape(self.height, w)
         bits = shape.bit
-        init(self, "deltas", (-w, w, -1, 1))
-        init(self, "goal_set", frozenset(self.goals))
-        init(self, "shift", shape.shift)
-        init(self, "goal_key", sum(bits[g] for g in self.goals))
-        init(self, "bits", bits)
-        init(self, "shape", shape)
-        init(self, "_table", None)
+        goal_key = 0
+        for g in self.goals:
+            goal_key += bits[g]
+        # Frozen: set through __dict__ (one call instead of a guarded setattr per field).
+        vars(self).update(
+            deltas=(-w, w, -1, 1),
+            goal_set=frozenset(self.goals),
+            shift=shape.shift,
+            goal_key=goal_key,
+            bits=bits,
+            shape=shape,
+            _table=None,
+        )
 
     def key(self, player: int, boxes: Sequence[int]) -> int:
         """Pack a state into one int: the player's cell plus one bit per box.
@@ -261,7 +270,7 @@ class Level:
         table = self._table
         if table is None:
             table = ReverseTable(self)
-            object.__setattr__(self, "_table", table)
+            vars(self)["_table"] = table
         return table
 
     def rc(self, cell: int) -> tuple[int, int]:
@@ -278,7 +287,7 @@ class ReverseTable:
     layer exactly the states whose shortest solution has ``k + 1`` moves. A state missing from
     a table of depth ``D`` needs more than ``D`` moves, or can never be solved once the table
     is :attr:`exhausted`. The generator grows it to pick a start state; the oracle reuses it
-    and grows it further while that stays cheap.
+    and, on small levels, grows it further (see :data:`ORACLE_TABLE_STATES`).
 
     >>> lv, p, b = parse_level(["#####", "#P__#", "#_X_#", "#__O#", "#####"])
     >>> table = lv.reverse
@@ -287,10 +296,12 @@ class ReverseTable:
     (6, 5, 8)
     """
 
-    __slots__ = ("dist", "exhausted", "layers", "level")
+    __slots__ = ("_links", "_low", "_walls", "dist", "exhausted", "layers")
 
     def __init__(self, level: Level) -> None:
-        self.level = level
+        # No reference back to the level, which holds the table: no cycle for the GC to find.
+        self._walls, self._links = level.walls, level.shape.links
+        self._low = (1 << level.shift) - 1
         goal_key, goals, walls = level.goal_key, level.goal_set, level.walls
         solved = [goal_key | c for c in level.shape.interior if not walls[c] and c not in goals]
         #: ``key -> exact distance`` for every state found so far.
@@ -308,31 +319,42 @@ class ReverseTable:
     def grow(self, depth: int, max_states: int) -> None:
         """Add layers until ``depth`` is reached, the table is exhausted, or it holds at least
         ``max_states`` states (checked before each layer, so the last layer may pass it)."""
-        level, dist, layers = self.level, self.dist, self.layers
-        walls = level.walls
-        links = level.shape.links
-        low = (1 << level.shift) - 1
+        dist, layers, walls, links = self.dist, self.layers, self._walls, self._links
+        low = self._low
         k = len(layers) - 1
         while k < depth and not self.exhausted and len(dist) < max_states:
             k += 1
             found: list[int] = []
-            for s in layers[-1]:
-                p = s & low
-                base = s - p
-                for q, qbit, backbit, pull in links[p]:
-                    if walls[q] or s >> qbit & 1:
-                        continue
-                    # Forwards, the player steps from q back onto p ...
-                    ns = base + q
-                    if ns not in dist:
-                        dist[ns] = k
-                        found.append(ns)
-                    if s >> backbit & 1:
-                        # ... or pushes the box on p onto the cell behind p.
-                        ns += pull
+            append = found.append
+            if k == 1:
+                # Layer 0 holds every solved state, and a plain step keeps the boxes where
+                # they are, so from it only pulls can find anything new.
+                for s in layers[0]:
+                    p = s & low
+                    for q, box_ahead, box_behind, pull in links[p]:
+                        if s & box_behind and not walls[q] and not s & box_ahead:
+                            ns = s - p + q + pull
+                            if ns not in dist:
+                                dist[ns] = k
+                                append(ns)
+            else:
+                for s in layers[-1]:
+                    p = s & low
+                    base = s - p
+                    for q, box_ahead, box_behind, pull in links[p]:
+                        if walls[q] or s & box_ahead:
+                            continue
+                        # Forwards, the player steps from q back onto p ...
+                        ns = base + q
                         if ns not in dist:
                             dist[ns] = k
-                            found.append(ns)
+                            append(ns)
+                        if s & box_behind:
+                            # ... or pushes the box on p onto the cell behind p.
+                            ns += pull
+                            if ns not in dist:
+                                dist[ns] = k
+                                append(ns)
             if found:
                 layers.append(found)
             else:
@@ -423,13 +445,15 @@ def _search(
     "no solution within the budget" cheap. Pushes onto dead cells or into frozen 2x2 blocks
     are pruned too (no solution passes through them), so the answer stays exact.
     """
-    walls, deltas, bits, manhattan = level.walls, level.deltas, level.bits, level.shape.manhattan
+    walls, deltas, bits, shape = level.walls, level.deltas, level.bits, level.shape
+    manhattan = shape.manhattan
     shift = level.shift
     low = (1 << shift) - 1
     goal_mask = level.goal_key >> shift
     memo = level.bound_memo
     exact = table.dist if table is not None else {}
-    floor = table.depth + 1 if table is not None else 0
+    # Every state outside the table needs more moves than its depth (or can never be solved).
+    floor = 0 if table is None else INF if table.exhausted else table.depth + 1
 
     def heuristic(key: int) -> int:
         # Admissible and consistent: a table state's exact distance; otherwise the box bound
@@ -443,7 +467,7 @@ def _search(
         bound, cells = hit if hit is not None else _box_bound(level, mask)
         if bound == 0 or bound >= INF:
             return bound if bound > floor else floor
-        row = manhattan[key & low]
+        row = manhattan[key & low] or shape.manhattan_row(key & low)
         walk = INF
         for b in cells:
             if row[b] < walk:
@@ -792,10 +816,10 @@ MAX_LAYOUT_TRIES = 24
 #: States one reverse search may visit; bounds generation time on large levels.
 MAX_REVERSE_STATES = 20_000
 
-# Probabilities of the room-carving walk in 16-bit fixed point (uniform 16-bit numbers fall
-# below them with these probabilities).
-_SIDE_CARVE = round(0.40 * 65536)
-_TURN = round(0.35 * 65536)
+# Probabilities of the room-carving walk's choices in 8-bit fixed point (a random byte falls
+# below them with probability 102/256 = 0.398 and 90/256 = 0.352).
+_SIDE_CARVE = round(0.40 * 256)
+_TURN = round(0.35 * 256)
 
 
 def target_range(max_steps: int) -> tuple[int, int]:
@@ -822,34 +846,34 @@ def _room_walk(size: int) -> tuple[tuple[int, ...], tuple[tuple[int, int, int, i
 
 
 class _Draws:
-    """Uniform 16-bit numbers from the episode's generator, drawn in batches.
+    """Uniform random bytes from the episode's generator, drawn in batches.
 
     One numpy call per random number would cost more than the rest of a small level's
-    generation, so raw 64-bit outputs are drawn a batch at a time and split into four 16-bit
-    numbers each (little-endian on every platform, so a seed means the same everywhere).
+    generation, so raw 64-bit outputs are drawn a batch at a time and read as bytes
+    (little-endian on every platform, so a seed means the same everywhere). Iterating over
+    bytes yields Python's cached small ints, which allocates nothing.
     """
 
     __slots__ = ("_buf", "_next", "_raw")
 
     def __init__(self, rng: np.random.Generator) -> None:
         self._raw = rng.bit_generator.random_raw
-        self._buf: list[int] = []
+        self._buf = b""
         self._next = 0
 
-    def take(self, k: int) -> list[int]:
-        """The next ``k`` numbers in [0, 65536)."""
+    def take(self, k: int) -> bytes:
+        """The next ``k`` random bytes."""
         start = self._next
         if start + k > len(self._buf):
-            words = self._raw(max(16, (k + 3) // 4))
-            self._buf = self._buf[start:] + words.astype("<u8", copy=False).view("<u2").tolist()
+            words = self._raw(max(32, (k + 7) // 8)).astype("<u8", copy=False)
+            self._buf = self._buf[start:] + words.tobytes()
             start = 0
         self._next = start + k
         return self._buf[start : start + k]
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` (from 32 bits; the bias is below ``n / 2**32``)."""
-        lo, hi = self.take(2)
-        return (hi << 16 | lo) % n
+        return int.from_bytes(self.take(4), "little") % n
 
 
 def _carve(draws: _Draws, size: int) -> tuple[list[bool], list[int]]:
@@ -858,35 +882,36 @@ def _carve(draws: _Draws, size: int) -> tuple[list[bool], list[int]]:
     # and the carved cells in carving order.
     inner_cells, step = _room_walk(size)
     inner = size - 2
-    u0, u1, u2 = draws.take(3)
     # A uniform draw in [0.55, 0.85) from 32 bits: the share of the interior to carve.
-    target = round(inner * inner * (0.55 + 0.3 * (u1 << 16 | u0) / (1 << 32)))
+    target = round(inner * inner * (0.55 + 0.3 * draws.below(1 << 32) / (1 << 32)))
     cell = inner_cells[draws.below(len(inner_cells))]
-    heading = u2 & 3
+    heading = draws.take(1)[0] & 3
     walls = [True] * (size * size)
     floor: list[int] = []
     budget = 40 * inner * inner
+    side_carve, turn = _SIDE_CARVE, _TURN
     while budget > 0:
         n = min(budget, 3 * target + 4)
         budget -= n
         batch = iter(draws.take(3 * n))
-        # Per walk step: a side-carve draw, a turn draw, and three 2-bit directions.
+        # Per walk step, three random bytes: a side-carve draw, a turn draw, and a byte whose
+        # low bits give the side, the new heading and the heading after bouncing off the edge.
         for side_draw, turn_draw, dirs in zip(batch, batch, batch, strict=True):
+            row = step[cell]
             if walls[cell]:
                 walls[cell] = False
                 floor.append(cell)
-            if side_draw < _SIDE_CARVE:
-                side = step[cell][dirs & 3]
+            if side_draw < side_carve:
+                side = row[dirs & 3]
                 if side >= 0 and walls[side]:
                     walls[side] = False
                     floor.append(side)
             if len(floor) >= target:
                 return walls, floor
-            if turn_draw < _TURN:
+            if turn_draw < turn:
                 heading = (dirs >> 2) & 3
-            nxt = step[cell][heading]
-            if nxt >= 0:
-                cell = nxt
+            if row[heading] >= 0:
+                cell = row[heading]
             else:
                 heading = (dirs >> 4) & 3
     return walls, floor
