@@ -5,10 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 import gymnasium as gym
 import numpy as np
@@ -356,17 +354,6 @@ def test_generated_level_keeps_its_table_for_the_oracle(monkeypatch):
     # No search is needed to answer from the start state.
     monkeypatch.setattr(logic, "_search", None)
     assert Oracle(level).distance(player, boxes, 15) == optimal
-
-
-def test_generation_speed_6x6():
-    rng = np.random.default_rng(0)
-    times = []
-    for _ in range(50):
-        t = time.perf_counter()
-        generate_level(rng, 6, 1, 15)
-        times.append(time.perf_counter() - t)
-    # Typically ~0.1 ms; the bound is loose so that a busy CI machine does not fail it.
-    assert statistics.median(times) < 0.02
 
 
 # ---------------------------------------------------------------------------- env: rewards
