@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from bench_common import describe, record_rounds
 
 # Import name -> distribution name on PyPI (versions are read from the installed metadata).
 PEER_DISTRIBUTIONS: dict[str, str] = {
@@ -48,12 +49,14 @@ PEER_DISTRIBUTIONS: dict[str, str] = {
 __all__ = [
     "PEER_DISTRIBUTIONS",
     "TextArenaEpisode",
+    "bench_textarena_steps",
     "gym_sokoban_room",
     "peer_label",
     "peer_version",
     "reasoning_gym_dataset",
     "require_peer",
     "textarena_minesweeper_episodes",
+    "textarena_play",
     "textarena_sokoban_reset",
     "textarena_sudoku_episodes",
     "textarena_tictactoe_episode",
@@ -121,6 +124,44 @@ def textarena_play(env: Any, actions: Sequence[str]) -> None:
         done, _ = env.step(action)
         if done:
             break
+
+
+def bench_textarena_steps(
+    benchmark: Any,
+    episodes: Sequence[TextArenaEpisode],
+    rounds: int,
+    *,
+    group: str,
+    impl: str,
+    variant: str = "",
+    unit: str = "step",
+) -> None:
+    """Time TextArena's own loop over ``episodes``: the TextArena row of a step group.
+
+    Each round starts from a fresh copy of one episode's env (untimed) and times
+    :func:`textarena_play` over its actions; ``per_round`` is their common action count.
+    """
+    lengths = {len(ep.actions) for ep in episodes}
+    if len(lengths) != 1:
+        # per_round is one number for the whole row, so every round must do the same work.
+        raise ValueError(f"need episodes with one common action count, got {sorted(lengths)}")
+    describe(
+        benchmark,
+        group=group,
+        side="peer",
+        impl=impl,
+        peer="textarena",
+        variant=variant,
+        unit=unit,
+        per_round=lengths.pop(),
+    )
+    record_rounds(
+        benchmark,
+        textarena_play,
+        [ep.fresh for ep in episodes],
+        [ep.actions for ep in episodes],
+        rounds,
+    )
 
 
 def _ta_make(env_id: str, **kwargs: Any) -> Any:

@@ -16,15 +16,14 @@ from bench_common import (
     bench_score_all,
     describe,
     make_ours,
-    record_rounds,
     scaled,
     seed_counter,
 )
 from peers import (
+    bench_textarena_steps,
     peer_label,
     require_peer,
     textarena_minesweeper_episodes,
-    textarena_play,
 )
 
 ENV_ID = "agentgym/Minesweeper-v0"
@@ -95,22 +94,13 @@ def _textarena_step(benchmark: Any, raw: bool) -> None:
         SEEDS, STEPS, rows=ROWS, cols=COLS, mines=MINES, raw=raw
     )[:EPISODES]
     variant = "-raw, no wrappers" if raw else ""
-    describe(
+    bench_textarena_steps(
         benchmark,
-        group="minesweeper-step",
-        side="peer",
-        impl=peer_label("textarena", variant or "default wrappers"),
-        peer="textarena",
-        variant=variant,
-        unit="step",
-        per_round=STEPS,
-    )
-    record_rounds(
-        benchmark,
-        textarena_play,
-        [ep.fresh for ep in episodes],
-        [ep.actions for ep in episodes],
+        episodes,
         scaled(STEP_ROUNDS),
+        group="minesweeper-step",
+        impl=peer_label("textarena", variant or "default wrappers"),
+        variant=variant,
     )
 
 

@@ -19,17 +19,16 @@ from bench_common import (
     bench_score_all,
     describe,
     make_ours,
-    record_rounds,
     scaled,
     seed_counter,
 )
 from peers import (
     TextArenaEpisode,
+    bench_textarena_steps,
     gym_sokoban_room,
     peer_label,
     reasoning_gym_dataset,
     require_peer,
-    textarena_play,
     textarena_sokoban_reset,
 )
 
@@ -194,21 +193,12 @@ def _textarena_walk(seed: int) -> TextArenaEpisode | None:
 def test_sokoban_step_textarena(benchmark: Any) -> None:
     """TextArena ``Sokoban-v0`` 6x6 / 1 box (default wrappers): legal moves, no oracle."""
     episodes = [ep for ep in map(_textarena_walk, SEEDS) if ep is not None][:EPISODES]
-    describe(
+    bench_textarena_steps(
         benchmark,
-        group="sokoban-step",
-        side="peer",
-        impl=peer_label("textarena", "Sokoban-v0, default wrappers"),
-        peer="textarena",
-        unit="step",
-        per_round=STEPS,
-    )
-    record_rounds(
-        benchmark,
-        textarena_play,
-        [ep.fresh for ep in episodes],
-        [ep.actions for ep in episodes],
+        episodes,
         scaled(200),
+        group="sokoban-step",
+        impl=peer_label("textarena", "Sokoban-v0, default wrappers"),
     )
 
 

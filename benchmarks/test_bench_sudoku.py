@@ -16,15 +16,14 @@ from bench_common import (
     bench_score_all,
     describe,
     make_ours,
-    record_rounds,
     scaled,
     seed_counter,
 )
 from peers import (
+    bench_textarena_steps,
     peer_label,
     reasoning_gym_dataset,
     require_peer,
-    textarena_play,
     textarena_sudoku_episodes,
 )
 
@@ -80,22 +79,13 @@ def test_sudoku_step_agentgym(benchmark: Any, score_process: bool) -> None:
 def _textarena_step(benchmark: Any, raw: bool) -> None:
     episodes = textarena_sudoku_episodes(SEEDS, STEPS, clues=81 - BLANKS, raw=raw)
     variant = "-raw, no wrappers" if raw else ""
-    describe(
+    bench_textarena_steps(
         benchmark,
-        group="sudoku-step",
-        side="peer",
-        impl=peer_label("textarena", variant or "default wrappers"),
-        peer="textarena",
-        variant=variant,
-        unit="step",
-        per_round=STEPS,
-    )
-    record_rounds(
-        benchmark,
-        textarena_play,
-        [ep.fresh for ep in episodes],
-        [ep.actions for ep in episodes],
+        episodes,
         scaled(STEP_ROUNDS),
+        group="sudoku-step",
+        impl=peer_label("textarena", variant or "default wrappers"),
+        variant=variant,
     )
 
 

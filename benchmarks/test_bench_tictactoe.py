@@ -15,11 +15,10 @@ from bench_common import (
     bench_score_all,
     describe,
     make_ours,
-    record_rounds,
     scaled,
     seed_counter,
 )
-from peers import peer_label, require_peer, textarena_play, textarena_tictactoe_episode
+from peers import bench_textarena_steps, peer_label, require_peer, textarena_tictactoe_episode
 
 ENV_ID = "agentgym/TicTacToe-v0"
 SEEDS = range(6)
@@ -72,22 +71,14 @@ def _textarena_step(benchmark: Any, raw: bool) -> None:
     _, games = _ours_games(env)
     episodes = [textarena_tictactoe_episode(cells, raw=raw) for cells in games]
     variant = "-raw, no wrappers" if raw else ""
-    describe(
+    bench_textarena_steps(
         benchmark,
+        episodes,
+        scaled(300),
         group="tictactoe-step",
-        side="peer",
         impl=peer_label("textarena", (variant or "default wrappers") + ", both players"),
-        peer="textarena",
         variant=variant,
         unit="agent move",
-        per_round=AGENT_MOVES,
-    )
-    record_rounds(
-        benchmark,
-        textarena_play,
-        [ep.fresh for ep in episodes],
-        [ep.actions for ep in episodes],
-        scaled(300),
     )
 
 
