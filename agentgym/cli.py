@@ -5,130 +5,139 @@
     agentgym eval agentgym/Minesweeper-v0 --agent oracle --episodes 100 --seed 0 --out r.json
 
 Env kwargs are passed as ``-k name=value`` (values are read as JSON when they parse, else as
-text): ``agentgym play agentgym/Sokoban-v0 -k size=8 -k boxes=2``.
+text; ``None``/``True``/``False`` are read as in Python): ``agentgym play agentgym/Sokoban-v0
+-k size=8 -k boxes=2``.
+
+No input makes the command print a traceback: a bad id, kwarg, seed, agent, path or a missing
+optional dependency is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
-import gymnasium as gym
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 import agentgym
 from agentgym.agents import agent_names
+from agentgym.envinfo import entry_for, env_kwargs, format_value, make_text_env
 from agentgym.evaluation import EvalReport, evaluate
+from agentgym.play import play
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main", "one_line", "parse_kwargs"]
 
-PLAY_HELP = (
-    "Type an action (bare, or inside <action>...</action>). Commands: "
-    ":actions lists legal actions, :hint shows the oracle's best actions, "
-    ":reset starts over, :quit leaves."
-)
+#: Bare words read as the Python constants they spell (JSON spells them null/true/false).
+_PYTHON_WORDS = {"None": None, "True": True, "False": False}
+#: Longest error line printed; the rest of a long message is cut.
+_MAX_ERROR = 400
 
 
 def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
-    """``["size=8", "oracle=solvable"]`` -> ``{"size": 8, "oracle": "solvable"}``."""
+    """``["size=8", "oracle=solvable"]`` -> ``{"size": 8, "oracle": "solvable"}``.
+
+    >>> parse_kwargs(["blanks=null", "preset=None", "agent_first=false", "split=train"])
+    {'blanks': None, 'preset': None, 'agent_first': False, 'split': 'train'}
+    """
     kwargs: dict[str, Any] = {}
     for pair in pairs:
         name, sep, raw = pair.partition("=")
-        if not sep or not name.strip():
+        name = name.strip()
+        if not sep or not name:
             raise ValueError(f"env kwarg {pair!r} is not of the form name=value")
+        if raw.strip() in _PYTHON_WORDS:
+            kwargs[name] = _PYTHON_WORDS[raw.strip()]
+            continue
         try:
-            kwargs[name.strip()] = json.loads(raw)
+            kwargs[name] = json.loads(raw)
         except json.JSONDecodeError:
-            kwargs[name.strip()] = raw
+            kwargs[name] = raw
     return kwargs
 
 
-def _check_env_id(env_id: str) -> None:
-    if env_id not in gym.registry:
-        known = ", ".join(agentgym.env_ids())
-        raise ValueError(f"unknown env id {env_id!r}; agentgym ids: {known}")
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its first non-empty line, cut at a readable length.
+
+    Messages from browsers and installers run to dozens of lines; the first says what failed.
+
+    >>> one_line(RuntimeError("browser failed to start\\n  details\\n  more"))
+    'browser failed to start'
+    >>> one_line(KeyError("goal"))
+    "KeyError: 'goal'"
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    if isinstance(exc, (KeyError, AttributeError, LookupError)) or not lines:
+        # These messages name only a key or an attribute; the type says what went wrong.
+        text = f"{type(exc).__name__}: {text}" if lines else text
+    if len(text) > _MAX_ERROR:
+        text = text[: _MAX_ERROR - 3] + "..."
+    return text
 
 
-def _make_env(env_id: str, kwargs: dict[str, Any]) -> gym.Env:
-    _check_env_id(env_id)
-    return gym.make(env_id, **kwargs)
-
-
-def cmd_list(args: argparse.Namespace, console: Console) -> int:
-    table = Table(title="agentgym environments")
-    table.add_column("id", style="bold")
-    table.add_column("family")
-    table.add_column("what it is")
-    for entry in agentgym.ENVIRONMENTS:
-        table.add_row(entry.id, entry.family, entry.summary)
-    console.print(table)
-    return 0
-
-
-def _components_table(info: dict[str, Any], reward: float) -> Table:
-    table = Table(show_header=True, header_style="bold")
-    table.add_column("reward part")
-    table.add_column("value", justify="right")
-    for name, value in info["reward_components"].items():
-        table.add_row(name, f"{value:+.3g}")
-    table.add_row("[bold]reward[/bold]", f"[bold]{reward:+.3g}[/bold]")
+# ---------------------------------------------------------------------- list
+def _kwargs_table(env_id: str) -> Table:
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("kwarg", no_wrap=True)
+    table.add_column("default", no_wrap=True)
+    table.add_column("allowed")
+    for kwarg in env_kwargs(env_id):
+        table.add_row(Text(kwarg.name), Text(format_value(kwarg.default)), Text(kwarg.allowed))
     return table
 
 
+def cmd_list(args: argparse.Namespace, console: Console) -> int:
+    entries = list(agentgym.ENVIRONMENTS)
+    if args.env_id is not None:
+        entry = entry_for(args.env_id)
+        if entry is None:
+            known = ", ".join(agentgym.env_ids())
+            raise ValueError(f"unknown env id {args.env_id!r}; agentgym ids: {known}")
+        entries = [entry]
+    # One block per env (id, what it is, then its kwargs) reads at any terminal width, where
+    # one wide table would wrap ids and ranges mid-word.
+    for entry in entries:
+        console.print(Text(entry.id, style="bold") + Text(f"  ({entry.family})"), soft_wrap=True)
+        console.print(Padding(Text(entry.summary), (0, 0, 0, 2)))
+        try:
+            kwargs: Any = _kwargs_table(entry.id)
+        except Exception as exc:  # one broken family must not hide the others
+            kwargs = Text(f"(cannot read its kwargs: {one_line(exc)})", style="red")
+        console.print(Padding(kwargs, (0, 0, 1, 2)))
+    console.print(Text("Pass kwargs as -k NAME=VALUE (JSON values).", style="dim"))
+    return 0
+
+
+# ---------------------------------------------------------------------- play
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
-    env = _make_env(args.env_id, parse_kwargs(args.kw))
-    try:
-        obs, info = env.reset(seed=args.seed)
-        total = 0.0
-        console.print(PLAY_HELP, style="dim")
-        console.print(obs, markup=False, highlight=False)
-        while True:
-            console.print("action> ", end="")
-            line = sys.stdin.readline()
-            if not line:  # end of input
-                console.print()
-                return 0
-            text = line.strip()
-            if text in (":quit", ":q", ":exit"):
-                return 0
-            if text == ":help":
-                console.print(PLAY_HELP, style="dim")
-                continue
-            if text == ":actions":
-                console.print(", ".join(info["available_actions"]) or "(none listed)")
-                continue
-            if text == ":hint":
-                console.print("oracle's best: " + ", ".join(env.unwrapped.oracle_actions()))
-                continue
-            if text == ":reset":
-                obs, info = env.reset(seed=args.seed)
-                total = 0.0
-                console.print(obs, markup=False, highlight=False)
-                continue
-            obs, reward, terminated, truncated, info = env.step(text)
-            total += reward
-            if not info["valid_action"]:
-                console.print(f"invalid action: {info['action_error']}", style="bold red")
-            console.print(_components_table(info, reward))
-            console.print(obs, markup=False, highlight=False)
-            if terminated or truncated:
-                verdict = "solved" if info["success"] else "over"
-                style = "bold green" if info["success"] else "bold yellow"
-                console.print(f"episode {verdict}; return {total:+.3g}", style=style)
-                console.print("Type :reset to play the same seed again or :quit.", style="dim")
-    finally:
-        env.close()
+    env = make_text_env(args.env_id, parse_kwargs(args.kw))
+    return play(env, seed=args.seed, console=console, read_line=sys.stdin.readline)
+
+
+# ---------------------------------------------------------------------- eval
+def run_title(report: EvalReport) -> str:
+    """``oracle on agentgym/Sudoku-v0 (size=4), seeds 0..99``: what a summary table is of."""
+    n = len(report.episodes)
+    seeds = f"seed {report.seed}" if n == 1 else f"seeds {report.seed}..{report.seed + n - 1}"
+    kwargs = ", ".join(f"{k}={format_value(v)}" for k, v in report.env_kwargs.items())
+    return f"{report.agent['name']} on {report.env_id}{f' ({kwargs})' if kwargs else ''}, {seeds}"
 
 
 def _summary_table(report: EvalReport) -> Table:
     s = report.summary
-    table = Table(title=f"{report.agent['name']} on {report.env_id} (seeds {report.seed}..)")
+    table = Table()
     table.add_column("metric")
     table.add_column("value", justify="right")
+    if "score" in s:
+        table.add_row("score (mean R x 100)", f"{s['score']:.1f}")
     table.add_row("episodes", str(s["episodes"]))
     table.add_row("success rate", f"{s['success_rate']:.1%} ± {s['success_rate_se']:.1%}")
     table.add_row("mean return", f"{s['mean_return']:.3f} ± {s['mean_return_se']:.3f}")
@@ -140,8 +149,22 @@ def _summary_table(report: EvalReport) -> Table:
     return table
 
 
+def _check_out_path(out: str) -> Path:
+    """Refuse an ``--out`` that cannot be written before a long run, not after it."""
+    path = Path(out)
+    if path.is_dir():
+        raise ValueError(f"--out {out} is a directory; give a file path")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot create its folder ({exc.strerror})") from exc
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"--out {out}: not writable")
+    return path
+
+
 def cmd_eval(args: argparse.Namespace, console: Console) -> int:
-    _check_env_id(args.env_id)
+    out = _check_out_path(args.out) if args.out else None
     report = evaluate(
         args.env_id,
         args.agent,
@@ -150,51 +173,93 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
         env_kwargs=parse_kwargs(args.kw),
         progress=not args.quiet,
     )
+    console.print(Text(run_title(report), style="bold"), soft_wrap=True)
     console.print(_summary_table(report))
-    if args.out:
-        path = report.write(args.out)
-        console.print(f"wrote {path} ({len(report.episodes)} episodes with step traces)")
+    if out is not None:
+        path = report.write(out)
+        console.print(Text(f"wrote {path} ({len(report.episodes)} episodes with step traces)"))
     return 0
 
 
+# ---------------------------------------------------------------------- parser
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (the usage block stays behind ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+KW_HELP = (
+    "an env kwarg, repeatable: -k size=8 -k oracle=solvable (JSON values; other text is a "
+    "string). `agentgym list` shows every env's kwargs, defaults and allowed values"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="agentgym", description="Text environments for LLM agents with verifiable rewards."
     )
     parser.add_argument("--version", action="version", version=agentgym.__version__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,play,eval}")
 
-    sub.add_parser("list", help="list registered environments")
+    ls = sub.add_parser(
+        "list",
+        help="list the registered environments with their kwargs",
+        description="Every agentgym id, its family, what it is, and each kwarg with its "
+        "default and allowed values.",
+    )
+    ls.add_argument("env_id", nargs="?", help="show only this id (default: all of them)")
 
-    play = sub.add_parser("play", help="play an environment in the terminal")
-    play.add_argument("env_id")
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE")
+    pl = sub.add_parser(
+        "play",
+        help="play an environment in the terminal",
+        description="Play one env by typing actions; :hint, :actions, :reset, :rules, :quit.",
+    )
+    pl.add_argument("env_id", help="an agentgym id, e.g. agentgym/Sudoku-v0 (see `agentgym list`)")
+    pl.add_argument("--seed", type=int, default=0, help="episode seed (default: 0)")
+    pl.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE", help=KW_HELP)
 
-    ev = sub.add_parser("eval", help="evaluate an agent over seeded episodes")
-    ev.add_argument("env_id")
-    ev.add_argument("--agent", default="random", choices=agent_names())
-    ev.add_argument("--episodes", type=int, default=100)
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--out", help="write results with per-episode traces to this JSON file")
-    ev.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE")
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate an agent over seeded episodes",
+        description="Play episodes with seeds SEED..SEED+EPISODES-1 and print a summary.",
+    )
+    ev.add_argument("env_id", help="an agentgym id, e.g. agentgym/Sokoban-v0 (see `agentgym list`)")
+    ev.add_argument(
+        "--agent",
+        default="random",
+        choices=agent_names(),
+        help="the agent to run (default: random); family agents play only their family",
+    )
+    ev.add_argument("--episodes", type=int, default=100, help="episodes to play (default: 100)")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the first episode (default: 0)")
+    ev.add_argument(
+        "--out", metavar="PATH", help="write results with per-episode traces to this JSON file"
+    )
+    ev.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE", help=KW_HELP)
     ev.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``agentgym`` command; returns the exit status."""
+    """Entry point of the ``agentgym`` command; returns the exit status.
+
+    0 on success, 2 for any error (printed as one line on stderr), 130 on Ctrl-C.
+    """
     args = build_parser().parse_args(argv)
     console = Console(highlight=False)
     commands = {"list": cmd_list, "play": cmd_play, "eval": cmd_eval}
     try:
         return commands[args.command](args, console)
-    except (ValueError, TypeError) as exc:
-        # Bad kwargs, ids or seeds are user errors: one clear line, no traceback.
-        Console(stderr=True).print(f"agentgym {args.command}: error: {exc}", style="bold red")
-        return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        # Bad ids, kwargs, seeds, agents and paths are ValueError/TypeError/OSError; a missing
+        # optional dependency is ImportError or gym's DependencyNotInstalled. Any of them, and
+        # anything else an env raises, is one clear line: never a traceback.
+        error = Text(f"agentgym {args.command}: error: {one_line(exc)}", style="bold red")
+        Console(stderr=True, highlight=False).print(error, soft_wrap=True)
+        return 2
 
 
 if __name__ == "__main__":

@@ -7,12 +7,15 @@ rules:
 * the ``info`` keys on every ``reset`` and ``step`` (``valid_action``, ``action_error``,
   ``available_actions``, ``reward_components``, ``success``, ``verifier``, ``invalid_actions``);
 * the reward mode (``"both"``, ``"process"`` or ``"outcome"``) applied to the components;
+* the step budget (``max_steps``: running out is ``truncated=True``, never ``terminated``) and
+  one invalid-action policy (``invalid_penalty`` added to the process reward, and after
+  ``max_invalid`` invalid actions the episode ends, truncated);
 * seeding: a per-env :class:`numpy.random.Generator` seeded in ``reset(seed=...)`` and nothing
   global, so the same seed gives the same episode in any process;
 * action extraction (``<action>...</action>`` or the bare text) and the rule that no action
   string ever raises out of :meth:`step`;
-* snapshots (:meth:`get_state` / :meth:`set_state`) as JSON bytes and oracle scoring
-  (:meth:`score_actions`) that never changes the state.
+* snapshots (:meth:`get_state` / :meth:`set_state`) as JSON bytes that carry the episode's
+  config and seed, and oracle scoring (:meth:`score_actions`) that never changes the state.
 
 A family subclasses it and fills in the ``_hooks``::
 
@@ -42,24 +45,63 @@ from agentgym.rewards import REWARD_MODES, combine_rewards
 # renderings use. A wider charset would make `Text.sample()` mostly produce unreadable noise.
 TEXT_CHARSET: str = string.printable + "·•"
 
-__all__ = ["TEXT_CHARSET", "Outcome", "TextEnv", "check_range", "check_seed"]
+__all__ = [
+    "CONTRACT_INFO_KEYS",
+    "TEXT_CHARSET",
+    "Outcome",
+    "TextEnv",
+    "check_penalty",
+    "check_range",
+    "check_seed",
+]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class Outcome:
     """What one applied (or rejected) action did, as a family reports it to :class:`TextEnv`.
 
     ``process`` is the verifier's score of the action in the state before it ran; ``outcome``
     is the episode-level reward (non-zero only when the episode ends); ``parts`` are named
     sub-components reported next to them in ``info["reward_components"]``.
+
+    ``terminated`` means the game itself ended (solved, lost, bought); a family never sets
+    ``truncated`` for its step budget, which :class:`TextEnv` owns, but may for another limit
+    outside the game, naming it in ``truncated_by`` (``info["truncated_by"]`` then says so).
+    ``valid=False`` (with ``error``) lets ``_apply`` refuse a move that only the game's state
+    could judge; it is then handled exactly like a parse error. ``info`` holds family extras and
+    may not use a contract key.
+
+    >>> Outcome(process=2.0, terminated=True, success=True).truncated
+    False
     """
 
     process: float = 0.0
     outcome: float = 0.0
     terminated: bool = False
+    truncated: bool = False
+    truncated_by: str = ""
     success: bool = False
+    valid: bool = True
+    error: str = ""
     parts: dict[str, float] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+
+
+#: The ``info`` keys every reset and step carries; a family's ``Outcome.info`` may not set them.
+CONTRACT_INFO_KEYS: frozenset[str] = frozenset(
+    {
+        "valid_action",
+        "action_error",
+        "available_actions",
+        "reward_components",
+        "success",
+        "verifier",
+        "invalid_actions",
+        "step",
+        "steps_left",
+        "truncated_by",
+    }
+)
 
 
 def check_range(name: str, value: Any, low: int, high: int) -> int:
@@ -73,6 +115,19 @@ def check_range(name: str, value: Any, low: int, high: int) -> int:
     if not low <= int(value) <= high:
         raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
     return int(value)
+
+
+def check_penalty(name: str, value: Any) -> float:
+    """Return ``value`` as a float, or raise ``ValueError`` unless it is a finite number <= 0.
+
+    >>> check_penalty("invalid_penalty", -2)
+    -2.0
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number <= 0, got {value!r}")
+    if not np.isfinite(value) or value > 0:
+        raise ValueError(f"{name} must be a finite number <= 0, got {value}")
+    return float(value)
 
 
 def check_seed(seed: Any) -> int | None:
@@ -96,10 +151,21 @@ class TextEnv(gym.Env[str, str]):
     * ``_legal_actions() -> list[str] | None``: canonical legal actions, if enumerable;
     * ``_parse(action) -> (move, error)``: a move object, or ``(None, "why it is invalid")``;
     * ``_apply(move) -> Outcome``: run a legal move and score it;
-    * ``_reject(error) -> Outcome``: the family's policy for an invalid action;
+    * ``_config() -> dict``: the kwargs that shape an episode (recorded in snapshots);
     * ``_state_dict() -> dict`` / ``_load_state_dict(d)``: JSON-able snapshot of the episode;
-    * optionally ``_score(move, snapshot) -> float`` (a fast oracle), ``oracle_actions()``
-      and ``_reset_info() -> dict`` (extras for the first ``info`` of an episode).
+    * optionally ``_reject(error) -> Outcome`` (state changes and extras of an invalid
+      action, before the uniform penalty), ``_score(move, snapshot) -> float`` (a fast
+      oracle), ``oracle_actions()`` and ``_reset_info() -> dict``.
+
+    The contract kwargs every env accepts (families choose the defaults):
+
+    * ``max_steps``: the step budget. The step that spends it ends the episode with
+      ``truncated=True`` (and ``info["truncated_by"] == "max_steps"``) unless the game ended
+      on that same step. :attr:`steps_left` is what remains, for the observation.
+    * ``invalid_penalty``: added to the process reward of every invalid action (one the
+      parser or ``_apply`` refused).
+    * ``max_invalid``: after this many invalid actions in an episode the episode ends with
+      ``truncated=True`` (``info["truncated_by"] == "max_invalid"``).
     """
 
     # render_fps only matters to viewers that animate frames; Gymnasium warns when it is absent.
@@ -118,6 +184,9 @@ class TextEnv(gym.Env[str, str]):
         reward_mode: str = "both",
         render_mode: str | None = None,
         score_process: bool = True,
+        max_steps: int = 100,
+        invalid_penalty: float = -1.0,
+        max_invalid: int = 3,
     ) -> None:
         if not isinstance(score_process, bool):
             raise ValueError(f"score_process must be True or False, got {score_process!r}")
@@ -134,6 +203,9 @@ class TextEnv(gym.Env[str, str]):
         #: it in ``_apply`` to skip work; the dynamics must not depend on it.
         self.score_process = score_process
         self.render_mode = render_mode
+        self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
+        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
+        self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
         self.observation_space = spaces.Text(
             max_length=self.max_observation_length, min_length=1, charset=TEXT_CHARSET
         )
@@ -142,7 +214,7 @@ class TextEnv(gym.Env[str, str]):
         )
         self._started = False
         self._episode_seed: int | None = None
-        self._done = False
+        self._ended: tuple[bool, bool] | None = None  # (terminated, truncated) once over
         self._steps = 0
         self._invalid = 0
         self._closed = False
@@ -154,44 +226,37 @@ class TextEnv(gym.Env[str, str]):
         seed = check_seed(seed)
         super().reset(seed=seed)
         self._episode_seed = seed
-        self._new_episode(self.np_random, dict(options or {}))
-        self._started = True
-        self._done = False
+        self._ended = None
         self._steps = 0
         self._invalid = 0
+        self._new_episode(self.np_random, dict(options or {}))
+        self._started = True
         start = Outcome(info=self._reset_info())
-        info = self._info(start, valid=True, error="", components=self._components(start))
+        info = self._info(start, components=self._components(start))
         return self._observe(), info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise gym.error.ResetNeeded("call reset() before step()")
-        if self._done:
+        if self._ended is not None:
             # Stepping a finished episode is a caller bug, but it must not crash a rollout
-            # worker: answer with a zero-reward invalid step and leave the state alone.
-            out = Outcome(terminated=True, success=False)
-            info = self._info(
-                out,
-                valid=False,
-                error="the episode is over; call reset()",
-                components=self._components(out),
-            )
-            return self._observe(), 0.0, True, False, info
+            # worker: answer with a zero-reward invalid step (same end flags) and leave the
+            # state alone.
+            terminated, truncated = self._ended
+            out = Outcome(valid=False, error="the episode is over; call reset()")
+            info = self._info(out, components=self._components(out))
+            return self._observe(), 0.0, terminated, truncated, info
 
-        self._steps += 1
         move, error = self._interpret(action)
-        if move is None:
-            self._invalid += 1
-            out = self._reject(error)
-        else:
-            out = self._apply(move)
-        self._done = out.terminated
+        out, truncated_by = self._resolve(move, error)
         if not self.score_process:
             out.process = 0.0
         components = self._components(out)
         reward = combine_rewards(components, self.reward_mode)
-        info = self._info(out, valid=move is not None, error=error, components=components)
-        return self._observe(), reward, out.terminated, False, info
+        info = self._info(out, components=components)
+        if truncated_by:
+            info["truncated_by"] = truncated_by
+        return self._observe(), reward, out.terminated, out.truncated, info
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
@@ -203,51 +268,85 @@ class TextEnv(gym.Env[str, str]):
         self._closed = True
 
     # ------------------------------------------------------------------ snapshots and oracle
+    def config(self) -> dict[str, Any]:
+        """The kwargs that shape an episode (a snapshot only loads where these are equal).
+
+        >>> import gymnasium as gym
+        >>> import agentgym
+        >>> gym.make("agentgym/TicTacToe-v0").unwrapped.config()["max_invalid"]
+        3
+        """
+        return {
+            **self._config(),
+            "max_steps": self.max_steps,
+            "invalid_penalty": self.invalid_penalty,
+            "max_invalid": self.max_invalid,
+        }
+
     def get_state(self) -> bytes:
-        """Serialise the whole episode (generator included) as JSON bytes."""
+        """Serialise the whole episode (generator, seed and config included) as JSON bytes."""
         self._require_started()
         payload = {
             "env": type(self).__name__,
+            "config": self.config(),
+            "seed": self._episode_seed,
             "rng": self.np_random.bit_generator.state,
             "steps": self._steps,
             "invalid": self._invalid,
-            "done": self._done,
+            "ended": list(self._ended) if self._ended is not None else None,
             "state": self._state_dict(),
         }
         return json.dumps(payload, separators=(",", ":")).encode()
 
     def set_state(self, state: bytes) -> None:
-        """Restore a snapshot made by :meth:`get_state` of the same env class."""
+        """Restore a snapshot made by :meth:`get_state` of an env of the same class and config.
+
+        Raises:
+            ValueError: the bytes are not a snapshot, come from another env class, or were
+                taken from an env whose :meth:`config` differs (the message names the keys).
+        """
         try:
             payload = json.loads(state)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"not an agentgym snapshot: {exc}") from exc
         if not isinstance(payload, dict) or payload.get("env") != type(self).__name__:
             raise ValueError(f"snapshot is not from a {type(self).__name__}")
+        mine, theirs = self.config(), payload.get("config")
+        if not isinstance(theirs, dict):
+            raise ValueError("snapshot carries no config; it was made by an older agentgym")
+        differing = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+        if differing:
+            detail = ", ".join(
+                f"{k}: snapshot {theirs.get(k)!r}, this env {mine.get(k)!r}" for k in differing
+            )
+            raise ValueError(f"snapshot was taken with other env kwargs ({detail})")
         if self._np_random is None:
             super().reset(seed=0)
         self.np_random.bit_generator.state = payload["rng"]
+        self._episode_seed = payload["seed"]
         self._steps = int(payload["steps"])
         self._invalid = int(payload["invalid"])
-        self._done = bool(payload["done"])
+        ended = payload["ended"]
+        self._ended = (bool(ended[0]), bool(ended[1])) if ended else None
         self._load_state_dict(payload["state"])
         self._started = True
 
     def score_actions(self, actions: list[str]) -> list[float]:
         """Process reward each action would earn from the current state; the state is unchanged.
 
-        Unparseable or illegal actions score what :meth:`step` would give them. The oracle is
-        consulted even when ``score_process`` is False: this is an explicit request.
+        Unparseable or illegal actions score what :meth:`step` would give them (the family's
+        part plus ``invalid_penalty``). The oracle is consulted even when ``score_process``
+        is False: this is an explicit request.
         """
         self._require_started()
-        if self._done:
+        if self._ended is not None:
             return [0.0 for _ in actions]
         snapshot = self.get_state()
         scores = []
         for action in actions:
             move, error = self._interpret(action)
             if move is None:
-                scores.append(float(self._reject(error).process))
+                scores.append(float(self._resolve(None, error)[0].process))
                 self.set_state(snapshot)
             else:
                 scores.append(float(self._score(move, snapshot)))
@@ -277,6 +376,7 @@ class TextEnv(gym.Env[str, str]):
 
         Families whose episodes index a fixed task list (WebShop's goals) map it to a task, so
         seeds ``0..n-1`` play tasks ``0..n-1``; everything else draws from ``np_random``.
+        Restored by :meth:`set_state`.
         """
         return self._episode_seed
 
@@ -286,9 +386,19 @@ class TextEnv(gym.Env[str, str]):
         return self._steps
 
     @property
+    def steps_left(self) -> int:
+        """Steps the budget still allows (inside ``_apply``: after the step being applied)."""
+        return max(0, self.max_steps - self._steps)
+
+    @property
     def invalid_actions(self) -> int:
         """Invalid actions counted in this episode."""
         return self._invalid
+
+    @property
+    def is_over(self) -> bool:
+        """True once the episode has terminated or been truncated."""
+        return self._ended is not None
 
     # ------------------------------------------------------------------ family hooks
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
@@ -304,6 +414,10 @@ class TextEnv(gym.Env[str, str]):
         """Family-specific ``info`` extras for the first observation of an episode."""
         return {}
 
+    def _config(self) -> dict[str, Any]:
+        """The family's kwargs that shape an episode, as JSON values (contract kwargs excluded)."""
+        raise NotImplementedError
+
     def _parse(self, action: str) -> tuple[Any, str]:
         raise NotImplementedError
 
@@ -311,7 +425,18 @@ class TextEnv(gym.Env[str, str]):
         raise NotImplementedError
 
     def _reject(self, error: str) -> Outcome:
+        """State changes and info extras of an invalid action; ``process`` is usually 0.
+
+        The base class then adds ``invalid_penalty`` and applies ``max_invalid``.
+        """
         return Outcome()
+
+    def _on_end(self, out: Outcome) -> None:
+        """Called once when the episode ends (terminated or truncated), before observing.
+
+        Families whose observation says why the game ended, or whose reward at a truncation
+        differs, adjust their state or ``out`` here.
+        """
 
     def _state_dict(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -323,20 +448,56 @@ class TextEnv(gym.Env[str, str]):
         """Oracle score of a legal move; the default applies it and restores ``snapshot``."""
         scoring, self.score_process = self.score_process, True
         try:
-            return self._apply(move).process
+            return self._resolve(move, "")[0].process
         finally:
             self.score_process = scoring
             self.set_state(snapshot)
 
     # ------------------------------------------------------------------ helpers
+    def _resolve(self, move: Any, error: str) -> tuple[Outcome, str]:
+        """One step's rules: the family's verdict, then the uniform invalid-action policy and
+        the step budget. Returns the outcome and why it was truncated ("" if it was not).
+
+        Used by :meth:`step` and, on a snapshot it restores, by :meth:`score_actions`, so a
+        scored action gets exactly the process reward its step would.
+        """
+        self._steps += 1
+        if move is None:
+            out = self._reject(error)
+            out.valid, out.error = False, error
+        else:
+            out = self._apply(move)
+            if not out.valid:
+                # A move only the game state could refuse: the family's _reject decides its
+                # state changes; what _apply reported in info is kept.
+                refused = out
+                out = self._reject(refused.error)
+                out.valid, out.error = False, refused.error or "the move was refused"
+                out.info = {**refused.info, **out.info}
+        if not out.valid:
+            self._invalid += 1
+            out.process += self.invalid_penalty
+        truncated_by = ""
+        if out.terminated:
+            out.truncated = False
+        elif out.truncated:
+            truncated_by = out.truncated_by or type(self).__name__
+        elif not out.valid and self._invalid >= self.max_invalid:
+            truncated_by = "max_invalid"
+        elif self._steps >= self.max_steps:
+            truncated_by = "max_steps"
+        out.truncated = bool(truncated_by)
+        if out.terminated or out.truncated:
+            self._ended = (out.terminated, out.truncated)
+            self._on_end(out)
+        return out, truncated_by
+
     def _interpret(self, action: Any) -> tuple[Any, str]:
         if not isinstance(action, str):
             return None, f"action must be a string, got {type(action).__name__}"
-        text, error = extract_action(action)
+        text, error = extract_action(action, max_length=self.max_action_length)
         if error:
             return None, error
-        if len(text) > self.max_action_length:
-            return None, f"action is {len(text)} characters; the limit is {self.max_action_length}"
         try:
             return self._parse(text)
         except (ValueError, IndexError, KeyError, TypeError) as exc:
@@ -349,15 +510,13 @@ class TextEnv(gym.Env[str, str]):
             components.update({k: float(v) for k, v in out.parts.items()})
         return components
 
-    def _info(
-        self, out: Outcome, *, valid: bool, error: str, components: dict[str, float]
-    ) -> dict[str, Any]:
+    def _info(self, out: Outcome, *, components: dict[str, float]) -> dict[str, Any]:
         info: dict[str, Any] = {
-            "valid_action": bool(valid),
-            "action_error": error if not valid else "",
-            "available_actions": list(self._legal_actions() or []),
+            "valid_action": out.valid,
+            "action_error": out.error if not out.valid else "",
+            "available_actions": list(self._legal_actions() or []) if self._ended is None else [],
             "reward_components": components,
-            "success": bool(out.success) if out.terminated else False,
+            "success": bool(out.success) and out.terminated,
             "verifier": {
                 "name": self.verifier_name,
                 "version": self.verifier_version,
@@ -365,9 +524,16 @@ class TextEnv(gym.Env[str, str]):
             },
             "invalid_actions": self._invalid,
             "step": self._steps,
+            "steps_left": self.steps_left,
         }
         if out.info:
-            info.update(out.info)
+            if not CONTRACT_INFO_KEYS.isdisjoint(out.info):
+                clash = sorted(CONTRACT_INFO_KEYS.intersection(out.info))
+                raise ValueError(
+                    f"{type(self).__name__} reported contract info keys {clash} in "
+                    "Outcome.info; use the Outcome fields instead"
+                )
+            info = {**out.info, **info}
         return info
 
     def _require_started(self) -> None:

@@ -27,12 +27,21 @@ import gymnasium as gym
 import numpy as np
 
 from agentgym.agents import Agent, make_agent
+from agentgym.envinfo import family_of, make_text_env
 
 SCHEMA = "agentgym.eval/1"
 #: Hard cap on steps per episode, for envs (or wrappers) that never end an episode themselves.
 MAX_EPISODE_STEPS = 10_000
 
-__all__ = ["SCHEMA", "EpisodeResult", "EvalReport", "StepRecord", "evaluate", "run_episode"]
+__all__ = [
+    "SCHEMA",
+    "EpisodeResult",
+    "EvalReport",
+    "StepRecord",
+    "check_agent_fits",
+    "evaluate",
+    "run_episode",
+]
 
 
 def observation_digest(observation: str) -> str:
@@ -170,6 +179,43 @@ def summarise(episodes: list[EpisodeResult]) -> dict[str, Any]:
     }
 
 
+def family_scores(family: str | None, summary: dict[str, Any]) -> dict[str, float]:
+    """The headline numbers a family's papers quote, computed from a summary.
+
+    WebShop's *score* is the mean of its reward ``R`` (the outcome: ``R`` at Buy Now, 0 when
+    the budget runs out) times 100, as in Yao et al. (2022) and the README's table.
+
+    >>> family_scores("webshop", {"mean_outcome_return": 0.25})
+    {'score': 25.0}
+    >>> family_scores("games", {"mean_outcome_return": 1.0})
+    {}
+    """
+    if family == "webshop":
+        return {"score": 100.0 * summary["mean_outcome_return"]}
+    return {}
+
+
+def check_agent_fits(agent: Agent, env_id: str) -> None:
+    """Raise ``ValueError`` when ``agent`` declares families and ``env_id`` is in none of them.
+
+    An agent written for one family (``webshop-rule`` reads WebShop's page model) would
+    otherwise play any other env at 100% invalid actions, silently.
+
+    >>> from agentgym.agents import make_agent
+    >>> check_agent_fits(make_agent("webshop-rule"), "agentgym/Sokoban-v0")
+    Traceback (most recent call last):
+    ...
+    ValueError: agent 'webshop-rule' plays only webshop envs; agentgym/Sokoban-v0 is a games env
+    """
+    if not agent.families:
+        return
+    family = family_of(env_id)
+    if family not in agent.families:
+        fits = " or ".join(agent.families)
+        what = f"a {family} env" if family else "not in the agentgym registry"
+        raise ValueError(f"agent {agent.name!r} plays only {fits} envs; {env_id} is {what}")
+
+
 def versions() -> dict[str, str]:
     """Versions that a reader of a result file needs to reproduce it."""
     import agentgym
@@ -217,14 +263,21 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = True,
 ) -> EvalReport:
-    """Play ``episodes`` episodes (seeds ``seed .. seed+episodes-1``) and summarise them."""
+    """Play ``episodes`` episodes (seeds ``seed .. seed+episodes-1``) and summarise them.
+
+    Raises:
+        ValueError: a bad count or seed, an unknown agent, an id that is not an agentgym
+            text env, an unknown kwarg, or an agent that does not fit the env's family; all
+            before any episode (or the env itself) is built.
+    """
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
         raise ValueError(f"episodes must be a positive int, got {episodes!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     env_kwargs = dict(env_kwargs or {})
     agent_obj = make_agent(agent) if isinstance(agent, str) else agent
-    env = gym.make(env_id, **env_kwargs)
+    check_agent_fits(agent_obj, env_id)
+    env = make_text_env(env_id, env_kwargs)
     results: list[EpisodeResult] = []
     try:
         with _progress(progress, episodes, f"{agent_obj.name} on {env_id}") as advance:
@@ -233,12 +286,14 @@ def evaluate(
                 advance()
     finally:
         env.close()
+    summary = summarise(results)
+    summary.update(family_scores(family_of(env_id), summary))
     return EvalReport(
         env_id=env_id,
         env_kwargs=env_kwargs,
         agent=agent_obj.describe(),
         seed=seed,
         episodes=results,
-        summary=summarise(results),
+        summary=summary,
         versions=versions(),
     )

@@ -27,6 +27,9 @@ class EnvEntry:
     kwargs: dict[str, Any] = field(default_factory=dict)
     #: Extra kwarg sets the conformance suite also checks (difficulties, modes).
     variants: tuple[dict[str, Any], ...] = ()
+    #: The allowed values of the family's kwargs, as ``agentgym list`` shows them ("5-10",
+    #: "shortest | solvable"); the contract kwargs' are in ``agentgym.envinfo``.
+    kwargs_doc: dict[str, str] = field(default_factory=dict)
 
 
 ENVIRONMENTS: tuple[EnvEntry, ...] = (
@@ -34,34 +37,84 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
         "agentgym/Sokoban-v0",
         "agentgym.environments.games.sokoban.env:SokobanEnv",
         "games",
-        "push boxes onto goals; BFS shortest-path oracle (kwargs: size, boxes, max_steps, oracle)",
-        variants=({"size": 8, "boxes": 2}, {"oracle": "solvable"}),
+        "push boxes onto goals; BFS / A* shortest-path oracle",
+        variants=({"size": 8, "boxes": 2}, {"oracle": "solvable"}, {"preset": "vpr"}),
+        kwargs_doc={
+            "size": "5-10",
+            "boxes": "1-3 (fewer on small boards)",
+            "oracle": "shortest | solvable",
+            "search_depth": "null (a solution must fit the steps left) | 1-100",
+            "optimal_reward": "a number; deadlock_penalty <= legal_reward <= optimal_reward",
+            "legal_reward": "a number; deadlock_penalty <= legal_reward <= optimal_reward",
+            "deadlock_penalty": "a number; deadlock_penalty <= legal_reward <= optimal_reward",
+            "success_reward": "a number (the outcome of a solved level)",
+            "max_steps": "1-100",
+            "preset": "null | vpr",
+        },
     ),
     EnvEntry(
         "agentgym/Sudoku-v0",
         "agentgym.environments.games.sudoku.env:SudokuEnv",
         "games",
-        "fill a unique-solution grid; forced-cell / fewest-candidates oracle "
-        "(kwargs: size, blanks)",
-        variants=({"size": 4},),
+        "fill a unique-solution grid; forced-cell (naked + hidden singles) / "
+        "fewest-candidates oracle",
+        variants=({"size": 4}, {"preset": "vpr"}, {"wrong_digit_ends": False}),
+        kwargs_doc={
+            "size": "4 | 9",
+            "blanks": "1-12 (size 4), 1-56 (size 9); null: the size's default",
+            "max_steps": "1-1000",
+            "oracle": "singles | naked",
+            "wrong_digit_ends": "true | false",
+            "repeats_are_wrong": "true | false",
+            "reward_forced": "a number; reward_forced >= reward_mrv > reward_other > reward_wrong",
+            "reward_mrv": "a number; reward_forced >= reward_mrv > reward_other > reward_wrong",
+            "reward_other": "a number; reward_forced >= reward_mrv > reward_other > reward_wrong",
+            "reward_wrong": "a number; reward_forced >= reward_mrv > reward_other > reward_wrong",
+            "preset": "null | vpr",
+        },
     ),
     EnvEntry(
         "agentgym/Minesweeper-v0",
         "agentgym.environments.games.minesweeper.env:MinesweeperEnv",
         "games",
-        "clear the board; exact mine-posterior oracle (kwargs: rows, cols, mines)",
-        variants=({"rows": 9, "cols": 9, "mines": 10},),
+        "clear the board; exact mine-posterior oracle",
+        variants=({"rows": 9, "cols": 9, "mines": 10}, {"preset": "vpr"}),
+        kwargs_doc={
+            "rows": "3-16",
+            "cols": "3-16",
+            "mines": "1 to rows x cols - 9",
+            "max_steps": "1-100000; null: 2 x rows x cols",
+            "posterior_budget": "1-1000000000 (work bound of the exact oracle)",
+            "safe_reveal_reward": "a number (reveal with P(mine) = 0)",
+            "certain_flag_reward": "a number (flag with P(mine) = 1)",
+            "guess_reward": "a number (lowest-P reveal when nothing is safe)",
+            "other_reveal_reward": "a number (any other reveal)",
+            "uncertain_flag_reward": "a number (flag with P(mine) < 1)",
+            "win_reward": "a number (the outcome of a cleared board)",
+            "preset": "null | vpr",
+        },
     ),
     EnvEntry(
         "agentgym/TicTacToe-v0",
         "agentgym.environments.games.tictactoe.env:TicTacToeEnv",
         "games",
-        "beat a built-in opponent; minimax oracle (kwargs: opponent)",
-        variants=({"opponent": "random"},),
+        "beat a built-in opponent; depth-aware minimax oracle",
+        variants=({"opponent": "optimal"}, {"opponent": "optimal", "agent_first": False},
+                  {"preset": "vpr"}),
+        kwargs_doc={
+            "opponent": "random | optimal",
+            "agent_first": "true | false | random",
+            "optimal_reward": "a number > legal_reward (a move keeping the minimax value)",
+            "legal_reward": "a number < optimal_reward (any other legal move)",
+            "success_reward": "a number (the outcome of a successful game)",
+            "max_invalid": "1-100000",
+            "preset": "null | vpr",
+        },
     ),
     EnvEntry(
         "agentgym/WebShop-v0",
-        "agentgym.environments.webshop.env:WebShopEnv",
+        # A factory: mode="text" makes a WebShopEnv, mode="browser" a BrowserWebShopEnv.
+        "agentgym.environments.webshop:make_webshop",
         "webshop",
         "buy the product an instruction asks for; WebShop reward + potential-based process "
         "reward (kwargs: mode=text|browser, split, num_products, max_steps, gamma)",
@@ -70,6 +123,18 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             {"num_products": 2000, "gamma": 0.9, "max_steps": 8},
             {"mode": "browser", "num_products": 2000},
         ),
+        kwargs_doc={
+            "mode": "text | browser",
+            "split": "test | eval | train",
+            "goal_index": "null (seed % split size) | 0 to split size - 1",
+            "num_products": "100-1200000",
+            "gamma": "a number in (0, 1]",
+            "viewport_width": "null (1024) | 320-3840; browser mode",
+            "viewport_height": "null (768) | 240-2160; browser mode",
+            "timeout_ms": "null (10000) | 1000-120000; browser mode",
+            "full_navigation": "null (false) | true | false; browser mode",
+            "render_mode": "null | ansi | rgb_array (browser mode)",
+        },
     ),
 )
 

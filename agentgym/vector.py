@@ -5,7 +5,8 @@
 prompt and one info dict per env, ready for a batched ``generate``), rewards and end flags as
 NumPy arrays. A finished env is reset in the same step (Gymnasium's ``SAME_STEP`` autoreset),
 and nothing of the finished episode is lost: its last observation and info are in
-``infos[i]["final_observation"]`` and ``infos[i]["final_info"]``.
+``infos[i]["final_obs"]`` and ``infos[i]["final_info"]``, the keys Gymnasium 1.x's
+same-step autoreset uses.
 
 Gymnasium's own vector envs work with agentgym envs too (Text spaces batch as a Tuple, so
 observations come back as a tuple of strings)::
@@ -52,8 +53,9 @@ class TextVectorEnv:
     ``list[dict]``. When env ``i`` ends (terminated or truncated), ``rewards[i]`` and the flags
     are those of the ending step, the env is reset at once, ``observations[i]`` and
     ``infos[i]`` are the new episode's first observation and reset info, and
-    ``infos[i]["final_observation"]`` / ``infos[i]["final_info"]`` hold the ending step's
-    observation and info.
+    ``infos[i]["final_obs"]`` / ``infos[i]["final_info"]`` hold the ending step's
+    observation and info. The autoreset passes the ``options`` of the last :meth:`reset`
+    again (as Gymnasium's vector envs do), so a hand-drawn level or a fixed task stays.
 
     :meth:`close` is idempotent; any other call after it raises
     :class:`gymnasium.error.ClosedEnvironmentError`.
@@ -85,6 +87,7 @@ class TextVectorEnv:
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.closed = False
         self._started = False
+        self._options: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ Gymnasium-like API
     def reset(
@@ -102,6 +105,7 @@ class TextVectorEnv:
             observations.append(obs)
             infos.append(info)
         self._started = True
+        self._options = dict(options) if options is not None else None
         return observations, infos
 
     def step(
@@ -124,8 +128,8 @@ class TextVectorEnv:
             rewards[i], terminated[i], truncated[i] = reward, term, trunc
             if term or trunc:
                 final_obs, final_info = obs, info
-                obs, info = env.reset()
-                info = {**info, "final_observation": final_obs, "final_info": final_info}
+                obs, info = env.reset(options=self._options)
+                info = {**info, "final_obs": final_obs, "final_info": final_info}
             observations.append(obs)
             infos.append(info)
         return observations, rewards, terminated, truncated, infos

@@ -171,3 +171,41 @@ def test_sudoku_oracle_score_all(benchmark: Any) -> None:
         impl="agentgym score_actions(all legal)",
         primary=True,
     )
+
+
+# A unique puzzle with no naked single but hidden singles (tests/games/test_sudoku.py checks
+# it by hand), and Arto Inkala's, which has no single of either kind: the states where the
+# oracle must look past the candidate-count histogram.
+NO_NAKED_SINGLE = (
+    ".6.74.52.52......49..51......7.....5..91754.6.4.6.3....52.....83.....7.9..6.5.1.."
+)
+NO_SINGLE = (
+    "8........" "..36....." ".7..9.2.." ".5...7..." "....457.."
+    "...1...3." "..1....68" "..85...1." ".9....4.."
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("oracle", ["singles", "naked"])
+def test_sudoku_oracle_score_all_without_naked_singles(benchmark: Any, oracle: str) -> None:
+    """``score_actions(every legal action)`` where no cell has one candidate.
+
+    The singles oracle answers from the per-digit candidate bitboards it keeps up to date
+    (three ANDs per action, one cached scan of the units per state); ``naked`` is VPR's rule.
+    """
+    env = make_ours(ENV_ID, oracle=oracle)
+    states, legal = [], []
+    for puzzle in (NO_NAKED_SINGLE, NO_SINGLE):
+        _, info = env.reset(seed=0, options={"puzzle": puzzle})
+        states.append(env.unwrapped.get_state())
+        legal.append(list(info["available_actions"]))
+    bench_score_all(
+        benchmark,
+        env,
+        states,
+        legal,
+        scaled(200),
+        group="sudoku-oracle-no-naked-single",
+        impl=f"agentgym score_actions(all legal), oracle={oracle}",
+        variant="" if oracle == "singles" else "oracle=naked (VPR)",
+        primary=oracle == "singles",
+    )

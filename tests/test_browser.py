@@ -7,6 +7,7 @@ Tests that need Chromium skip only when it is missing *and* ``CI`` is unset; in 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.server
 import os
 import struct
@@ -15,17 +16,21 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
-from agentgym import browser as B
 from agentgym.browser import (
+    LAUNCH_ARGS,
     BrowserAction,
     BrowserError,
+    BrowserTimeout,
     browser_available,
     browser_pids,
     decode_png,
+    fence,
+    launch_args,
     new_context,
     parse_browser_action,
     runtime_stats,
@@ -156,35 +161,61 @@ def test_action_round_trip_str() -> None:
 def test_to_ascii_and_host_filter() -> None:
     assert to_ascii("naïve — “quoted” ☃") == 'naive - "quoted" ?'
     allowed = frozenset({"http://127.0.0.1:8000"})
-    assert B._host_allowed("http://127.0.0.1:8000/x", None)
-    assert B._host_allowed("http://localhost:1/", None)
-    assert B._host_allowed("http://127.0.0.1:8000/x?y", allowed)
-    assert not B._host_allowed("http://127.0.0.1:8001/x", allowed)
-    assert not B._host_allowed("http://example.com/", None)
-    assert not B._host_allowed("https://10.0.0.1/", None)
-    assert not B._host_allowed("http://127.0.0.1.evil.com/", None)
-    assert not B._host_allowed("file:///etc/passwd", None)
-    assert not B._host_allowed("ws://example.com/", None)
+    assert fence.host_allowed("http://127.0.0.1:8000/x", None)
+    assert fence.host_allowed("http://localhost:1/", None)
+    assert fence.host_allowed("http://127.0.0.1:8000/x?y", allowed)
+    assert not fence.host_allowed("http://127.0.0.1:8001/x", allowed)
+    assert not fence.host_allowed("http://example.com/", None)
+    assert not fence.host_allowed("https://10.0.0.1/", None)
+    assert not fence.host_allowed("http://127.0.0.1.evil.com/", None)
+    assert not fence.host_allowed("file:///etc/passwd", None)
+    assert not fence.host_allowed("ws://example.com/", None)
     # The route pattern (matched inside Playwright's driver) catches exactly the rest.
-    anywhere = B._blocked_pattern(None)
+    anywhere = fence.blocked_pattern(None)
     for url in ("http://example.com/", "https://10.0.0.1/x", "http://127.0.0.1.evil.com/"):
         assert anywhere.match(url), url
     for url in ("http://127.0.0.1:8000/x", "http://localhost/", "http://[::1]:9/"):
         assert not anywhere.match(url), url
-    shop = B._blocked_pattern(allowed)
+    shop = fence.blocked_pattern(allowed)
     assert not shop.match("http://127.0.0.1:8000/page?v=1")
     assert not shop.match("http://127.0.0.1:8000")
     assert shop.match("http://127.0.0.1:8001/page")
     assert shop.match("http://127.0.0.1:80000/")
 
 
+def test_no_sandbox_only_for_root() -> None:
+    assert "--no-sandbox" in launch_args(euid=0)
+    assert "--no-sandbox" not in launch_args(euid=1000)
+    assert "--no-sandbox" not in LAUNCH_ARGS
+    assert ("--no-sandbox" in launch_args()) == (os.geteuid() == 0)
+    # The dead proxy (the second network fence) is there either way.
+    assert set(fence.PROXY_ARGS) <= set(launch_args(euid=1000))
+
+
+@pytest.mark.parametrize("bad", [0, -5, "1000", None, True])
+def test_timeout_must_be_positive_milliseconds(bad: object) -> None:
+    with pytest.raises(ValueError, match="timeout_ms"):
+        new_context(timeout_ms=bad)  # type: ignore[arg-type]
+
+
 # ----------------------------------------------------------------------------- Chromium
 class _Site(http.server.BaseHTTPRequestHandler):
     """A tiny loopback site: /slow answers after 150 ms to catch actions that do not wait."""
 
+    #: ``/stall`` holds its answer until this is set (at most STALL_S): a server that hangs.
+    release = threading.Event()
+    #: Set when a ``/stall`` request has arrived.
+    arrived = threading.Event()
+
     def do_GET(self) -> None:
         if self.path.startswith("/slow"):
             time.sleep(0.15)
+        if self.path.startswith("/stall"):
+            _Site.arrived.set()
+            _Site.release.wait(STALL_S)
+        if self.path.startswith("/inplace"):
+            self._send(INPLACE_PAGE.encode())
+            return
         body = (
             "<html><head><title>T</title></head><body>"
             f"<p>at {self.path}</p>"
@@ -196,14 +227,43 @@ class _Site(http.server.BaseHTTPRequestHandler):
             '<img src="http://203.0.113.9/pixel.png" alt="">'
             "</body></html>"
         ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self._send(body)
+
+    def _send(self, body: bytes) -> None:
+        with contextlib.suppress(ConnectionError):  # a page that gave up on a stalled answer
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+#: The longest a ``/stall`` request is held (the tests release it sooner).
+STALL_S = 10.0
+#: A page that loads in place (the SETTLE_HOOK convention): the link fetches ``/stall`` and the
+#: observation waits for that fetch, as WebShop's site does for every click.
+INPLACE_PAGE = (
+    "<html><body><p>in place</p><a data-agid='1' href='/stall'>load</a><script>"
+    "let pending = Promise.resolve();"
+    "window.__agentgymSettle = () => pending;"
+    "document.addEventListener('click', (e) => {"
+    "  const a = e.target.closest('a'); if (!a) return;"
+    "  e.preventDefault(); pending = fetch(a.href).then((r) => r.text());"
+    "});"
+    "</script></body></html>"
+)
+
+
+@pytest.fixture
+def stall() -> Iterator[type[_Site]]:
+    """The site's ``/stall`` endpoint, reset before and released after the test."""
+    _Site.release.clear()
+    _Site.arrived.clear()
+    yield _Site
+    _Site.release.set()
 
 
 @pytest.fixture(scope="module")
@@ -322,6 +382,110 @@ def test_screenshot_pixels() -> None:
         assert img.shape == (200, 320, 3) and img.dtype == np.uint8
         assert img[10, 10].tolist() == [200, 30, 40]
         assert img[150, 300].tolist() == [255, 255, 255]
+        # The PNG bytes (what one saves to a file) show the same pixels.
+        png = ctx.screenshot_png()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        assert np.array_equal(decode_png(png), img)
+
+
+@needs_browser
+def test_a_stalled_server_costs_one_timeout_and_a_fresh_page(site: str, stall: type) -> None:
+    with new_context(allowed_origins=[site], timeout_ms=2000) as ctx:
+        ctx.goto(site + "/inplace")
+        assert ctx.perform(BrowserAction("click", "1")).error == ""  # the page starts a fetch
+        start = time.monotonic()
+        with pytest.raises(BrowserTimeout, match="timeout_ms=2000"):
+            ctx.observe()  # waits on the page's settle hook, i.e. on the stalled fetch
+        # A stall check, not a speed test: the call comes back long before the server would.
+        assert time.monotonic() - start < 2.0 + 3.0
+        assert ctx.timeouts == 1
+        assert ctx.url() == "about:blank"  # the wedged page is gone...
+        ctx.set_content("<button>ok</button>")  # ...and the context goes on with a fresh one
+        assert ctx.observe() == '[0] button "ok"'
+        # A navigation that never loads is bounded the same way.
+        start = time.monotonic()
+        with pytest.raises(BrowserTimeout):
+            ctx.goto(site + "/stall?nav=1")
+        assert time.monotonic() - start < 2.0 + 3.0
+        assert ctx.timeouts == 2
+
+
+@needs_browser
+def test_the_limit_bounds_a_whole_job_not_each_call() -> None:
+    async def three_waits(page: object) -> None:
+        for _ in range(3):  # each wait is within the limit alone; the three are not
+            await page.evaluate("() => new Promise((done) => setTimeout(done, 600))")  # type: ignore[attr-defined]
+
+    with new_context(timeout_ms=1000) as ctx:
+        with pytest.raises(BrowserTimeout):
+            ctx.run(three_waits)
+        assert ctx.timeouts == 1
+
+
+@needs_browser
+def test_a_stalled_page_does_not_hold_up_other_contexts(site: str, stall: type) -> None:
+    slow = new_context(allowed_origins=[site], timeout_ms=8000)
+    other = new_context()
+    try:
+        slow.goto(site + "/inplace")
+        slow.perform(BrowserAction("click", "1"))
+        assert stall.arrived.wait(STALL_S)
+        got: dict[str, str] = {}
+        waiter = threading.Thread(target=lambda: got.update(obs=slow.observe()))
+        waiter.start()
+        for i in range(3):  # while `slow` waits on its server, `other` steps as usual
+            other.set_content(f"<button>b{i}</button>")
+            assert other.observe() == f'[0] button "b{i}"'
+        # All three came back while the stalled call was still waiting (the old runtime ran
+        # one call at a time, so they queued behind it until the server answered).
+        assert waiter.is_alive()
+        stall.release.set()
+        waiter.join(STALL_S)
+        assert got["obs"].splitlines()[0] == 'text "in place"'  # it finishes once answered
+    finally:
+        slow.close()
+        other.close()
+
+
+@needs_browser
+def test_a_page_stuck_in_a_script_costs_only_its_own_page() -> None:
+    stuck = new_context(timeout_ms=1000)
+    other = new_context()
+    errors: list[BaseException] = []
+
+    def spin() -> None:
+        try:
+            stuck.run(lambda page: page.evaluate("() => { for (;;) {} }"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    try:
+        thread = threading.Thread(target=spin)
+        thread.start()
+        other.set_content("<button>ok</button>")
+        assert other.observe() == '[0] button "ok"'
+        thread.join(STALL_S)
+        assert not thread.is_alive()
+        assert len(errors) == 1 and isinstance(errors[0], BrowserTimeout)
+        stuck.set_content("<p>again</p>")
+        assert stuck.observe() == 'text "again"'
+    finally:
+        stuck.close()
+        other.close()
+
+
+@needs_browser
+def test_a_queued_close_is_done_before_the_next_call() -> None:
+    keep = new_context()
+    try:
+        before = runtime_stats()["contexts"]
+        ctx = new_context()
+        assert runtime_stats()["contexts"] == before + 1
+        ctx.close(wait=False)  # what a garbage-collected env's finalizer does
+        keep.url()
+        assert runtime_stats()["contexts"] == before
+    finally:
+        keep.close()
 
 
 @needs_browser

@@ -5,6 +5,7 @@ A new env family gets all of this by adding its entry to ``agentgym.registry.ENV
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -34,6 +35,9 @@ INFO_TYPES = {
     "reward_components": dict,
     "success": bool,
     "verifier": dict,
+    "invalid_actions": int,
+    "step": int,
+    "steps_left": int,
 }
 
 
@@ -53,11 +57,16 @@ def check_info(info: dict) -> None:
     json.dumps(info)  # servable over HTTP as it is
 
 
-def random_rollout(env: gym.Env, seed: int, steps: int) -> list[tuple]:
-    """(action, obs, reward, terminated, info-json) for up to ``steps`` random-agent steps."""
+def random_rollout(
+    env: gym.Env, seed: int, steps: int, agent_seed: int | None = None
+) -> list[tuple]:
+    """(action, obs, reward, terminated, info-json) for up to ``steps`` random-agent steps.
+
+    The agent is seeded with ``agent_seed`` (default: the env's ``seed``).
+    """
     agent = make_agent("random")
     obs, info = env.reset(seed=seed)
-    agent.reset(env, seed=seed)
+    agent.reset(env, seed=seed if agent_seed is None else agent_seed)
     out = []
     for _ in range(steps):
         action = agent.act(obs, info)
@@ -70,7 +79,10 @@ def random_rollout(env: gym.Env, seed: int, steps: int) -> list[tuple]:
 
 @pytest.mark.parametrize(("env_id", "kwargs"), CASES)
 def test_gymnasium_env_checker_passes(env_id, kwargs):
-    env = make(env_id, kwargs, render_mode="ansi")
+    # The checker steps a sampled (so invalid) action and calls a truncation after one step
+    # an error; envs whose policy ends on the first invalid action get a looser limit here
+    # (the policy itself is checked by test_invalid_actions_follow_the_one_policy).
+    env = make(env_id, {**kwargs, "max_invalid": 100}, render_mode="ansi")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a checker warning is a failure here
         check_env(env.unwrapped, skip_render_check=False)
@@ -123,10 +135,20 @@ def test_same_seed_same_episode_in_another_process(env_id, kwargs):
 @pytest.mark.parametrize(("env_id", "kwargs"), CASES)
 def test_different_seeds_give_different_episodes(env_id, kwargs):
     env = make(env_id, kwargs)
-    rollouts = {json.dumps(random_rollout(env, seed=s, steps=5)) for s in range(8)}
-    firsts = {env.reset(seed=s)[0] for s in range(8)}
+    seeds = range(20)
+    # Nearly every seed gives its own episode (first observation + a seeded random rollout).
+    episodes = {
+        json.dumps([env.reset(seed=s)[0], random_rollout(env, seed=s, steps=6)]) for s in seeds
+    }
+    assert len(episodes) >= 18, f"only {len(episodes)} distinct episodes from 20 seeds"
+    # With the agent's own seed fixed, the env's seed alone still changes the episode. (Only
+    # "more than one": an optimal tic-tac-toe opponent has few moves to choose between.)
+    env_only = {
+        json.dumps([env.reset(seed=s)[0], random_rollout(env, seed=s, steps=6, agent_seed=0)])
+        for s in seeds
+    }
     env.close()
-    assert len(rollouts) > 1 and (len(firsts) > 1 or len(rollouts) > 4)
+    assert len(env_only) > 1, "the env's seed changes nothing"
 
 
 GARBAGE = st.one_of(
@@ -135,6 +157,9 @@ GARBAGE = st.one_of(
     st.just("x" * 100_000),
     st.just("<action></action>"),
     st.just("<action>"),
+    st.just("<action>" * 8_000),  # many tags: extraction must stay linear
+    st.just("<action>x</action>" * 3_000),
+    st.just("<ACTION>" * 4_000 + "</action>" * 4_000),
     st.text(alphabet=st.characters(min_codepoint=0x80), min_size=1, max_size=50),
 )
 ANY_TEXT = st.one_of(GARBAGE, st.text(max_size=200))
@@ -178,7 +203,8 @@ def test_fuzzed_actions_never_raise(env_id, kwargs):
         obs, reward, terminated, truncated, info = env.step(action)
         check_info(info)
         assert isinstance(obs, str) and obs
-        if garbage and action in {"", " \n\t ", "x" * 100_000, "<action></action>", "<action>"}:
+        if garbage and action in {"", " \n\t ", "x" * 100_000, "<action></action>", "<action>",
+                                  "<action>" * 8_000}:
             assert info["valid_action"] is False
         if not info["valid_action"]:
             assert info["action_error"].strip()
@@ -325,7 +351,8 @@ def test_random_episodes_end_and_report_success_only_at_the_end(env_id, kwargs):
     env = make(env_id, kwargs)
     for seed in range(3):
         steps = random_rollout(env, seed=seed, steps=2_000)
-        assert steps[-1][3], "an episode must end by itself (step budget)"
+        last = json.loads(steps[-1][4])
+        assert steps[-1][3] or "truncated_by" in last, "an episode must end by itself"
         for *_, _terminated, info_json in steps[:-1]:
             assert json.loads(info_json)["success"] is False
     env.close()
@@ -336,7 +363,7 @@ def test_step_after_the_end_is_answered_not_raised(env_id, kwargs):
     env = make(env_id, kwargs).unwrapped
     random_rollout(env, seed=0, steps=2_000)
     obs, reward, terminated, truncated, info = env.step("anything")
-    assert terminated and reward == 0.0 and not info["valid_action"]
+    assert (terminated or truncated) and reward == 0.0 and not info["valid_action"]
     assert "reset" in info["action_error"]
     env.close()
 
@@ -375,3 +402,84 @@ def test_system_prompt_states_rules_and_action_format(env_id):
     assert env.rules.strip(), "every env explains its rules to an LLM"
     assert "<action>" in prompt
     env.close()
+
+
+# ---------------------------------------------------------------- the end rules of the contract
+def scripted_rollout(
+    env: gym.Env, seed: int, steps: int, oracle: bool
+) -> list[tuple[bool, bool, dict]]:
+    """(terminated, truncated, info) per step, playing the oracle's move or the first listed."""
+    _, info = env.reset(seed=seed)
+    out = []
+    for _ in range(steps):
+        best = (env.unwrapped.oracle_actions() if oracle else []) or info["available_actions"]
+        _, _, terminated, truncated, info = env.step(best[0])
+        out.append((terminated, truncated, info))
+        if terminated or truncated:
+            break
+    return out
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_running_out_of_steps_is_truncation(env_id, kwargs):
+    budget = 3
+    env = make(env_id, {**kwargs, "max_steps": budget})
+    # The oracle rarely loses early, but may solve a game within the budget; the first
+    # listed move rarely solves, but may lose. Between them some episode meets the budget.
+    truncations = 0
+    for seed, oracle in itertools.product(range(8), (True, False)):
+        steps = scripted_rollout(env, seed, budget + 5, oracle)
+        assert len(steps) <= budget, "the budget must end the episode"
+        terminated, truncated, info = steps[-1]
+        assert terminated != truncated, "an episode ends in exactly one way"
+        if truncated:
+            truncations += 1
+            assert info["truncated_by"] and info["success"] is False
+            assert info["steps_left"] == budget - len(steps)
+        else:
+            assert "truncated_by" not in info
+    env.close()
+    assert truncations, "no seed ran into the budget; the check saw nothing"
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_invalid_actions_follow_the_one_policy(env_id, kwargs):
+    env = make(env_id, {**kwargs, "invalid_penalty": -0.25, "max_invalid": 2})
+    env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step("certainly not an action")
+    assert not info["valid_action"] and info["invalid_actions"] == 1
+    assert info["reward_components"]["process"] == -0.25
+    assert (terminated, truncated) == (False, False)
+    _, reward, terminated, truncated, info = env.step("<action>still not one</action>")
+    assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_invalid")
+    assert info["reward_components"]["process"] == -0.25
+    env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES)
+def test_snapshots_carry_their_config_and_seed(env_id, kwargs):
+    env = make(env_id, kwargs).unwrapped
+    env.reset(seed=4)
+    snapshot = env.get_state()
+    fresh = make(env_id, kwargs).unwrapped
+    fresh.set_state(snapshot)
+    assert fresh.episode_seed == 4 and fresh.config() == env.config()
+    other = make(env_id, {**kwargs, "max_steps": env.max_steps + 1}).unwrapped
+    with pytest.raises(ValueError, match="max_steps"):
+        other.set_state(snapshot)
+    json.dumps(env.config())  # the config is JSON, like the rest of the snapshot
+    for closing in (env, fresh, other):
+        closing.close()
+
+
+@pytest.mark.parametrize("env_id", agentgym.env_ids())
+def test_contract_kwargs_have_explicit_defaults(env_id):
+    import inspect
+
+    entry = gym.registry[env_id].entry_point
+    factory = gym.envs.registration.load_env_creator(entry) if isinstance(entry, str) else entry
+    params = inspect.signature(factory).parameters
+    for name in ("reward_mode", "render_mode", "score_process", "max_steps", "invalid_penalty",
+                 "max_invalid"):
+        assert name in params, f"{env_id} does not take {name}"
+        assert params[name].default is not inspect.Parameter.empty, f"{name} has no default"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-from agentgym.actions import extract_action, format_action
-from agentgym.core import Outcome, TextEnv, check_range, check_seed
+from agentgym.actions import MAX_TEXT_LENGTH, extract_action, format_action
+from agentgym.core import Outcome, TextEnv, check_penalty, check_range, check_seed
+from agentgym.draws import below
 from agentgym.rewards import combine_rewards
 
 
@@ -17,8 +18,16 @@ class Walk(TextEnv):
     verifier_version = "1"
     rules = "Reach 0. Actions: inc, dec."
 
+    def __init__(self, span: int = 4, **kwargs):
+        kwargs.setdefault("invalid_penalty", -0.5)
+        super().__init__(**kwargs)
+        self.span = span
+
+    def _config(self):
+        return {"span": self.span}
+
     def _new_episode(self, rng, options):
-        self.pos = int(rng.integers(1, 5))
+        self.pos = 1 + below(rng, self.span)
 
     def _observe(self):
         return f"position {self.pos}"
@@ -43,9 +52,6 @@ class Walk(TextEnv):
             success=done,
             parts={"distance": float(abs(self.pos))},
         )
-
-    def _reject(self, error):
-        return Outcome(process=-0.5)
 
     def _state_dict(self):
         return {"pos": self.pos}
@@ -215,3 +221,144 @@ def test_check_range_and_check_seed():
     assert check_seed(None) is None and check_seed(3) == 3
     with pytest.raises(TypeError):
         check_seed("3")
+
+
+# ---------------------------------------------------------------- the contract's end rules
+def test_running_out_of_steps_is_truncation_not_termination():
+    env = Walk(max_steps=2)
+    env.reset(seed=0)
+    env.pos = 3
+    _, _, terminated, truncated, info = env.step("inc")
+    assert (terminated, truncated, info["steps_left"]) == (False, False, 1)
+    _, _, terminated, truncated, info = env.step("inc")
+    assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_steps")
+    assert info["steps_left"] == 0 and info["available_actions"] == []
+    # After the end the flags repeat (still truncated, never turned into terminated).
+    _, reward, terminated, truncated, info = env.step("dec")
+    assert (reward, terminated, truncated, info["valid_action"]) == (0.0, False, True, False)
+
+
+def test_the_game_ending_on_the_last_step_is_termination():
+    env = Walk(max_steps=1)
+    env.reset(seed=0)
+    env.pos = 1
+    _, _, terminated, truncated, info = env.step("dec")
+    assert (terminated, truncated, info["success"]) == (True, False, True)
+    assert "truncated_by" not in info
+
+
+def test_max_invalid_ends_the_episode_truncated_with_the_penalty_each_time():
+    env = Walk(invalid_penalty=-2.0, max_invalid=2)
+    env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step("fly")
+    assert (reward, terminated, truncated) == (-2.0, False, False)
+    _, reward, terminated, truncated, info = env.step("<action>")
+    assert (reward, terminated, truncated) == (-2.0, False, True)
+    assert info["truncated_by"] == "max_invalid" and info["invalid_actions"] == 2
+
+
+def test_contract_kwargs_are_validated():
+    with pytest.raises(ValueError, match="max_steps"):
+        Walk(max_steps=0)
+    with pytest.raises(ValueError, match="max_invalid"):
+        Walk(max_invalid=0)
+    with pytest.raises(ValueError, match="invalid_penalty"):
+        Walk(invalid_penalty=1.0)
+    with pytest.raises(ValueError, match="invalid_penalty"):
+        Walk(invalid_penalty=float("nan"))
+    assert check_penalty("p", 0) == 0.0
+
+
+class Refusing(Walk):
+    """_apply refuses ``inc`` at position 4 (a rule only the state can judge)."""
+
+    def _apply(self, move):
+        if move == "inc" and self.pos == 4:
+            return Outcome(valid=False, error="the wall is at 5", info={"wall": 5})
+        return super()._apply(move)
+
+
+def test_a_move_apply_refuses_is_an_invalid_action():
+    env = Refusing()
+    env.reset(seed=0)
+    env.pos = 4
+    _, reward, _, _, info = env.step("inc")
+    assert (reward, info["valid_action"], info["action_error"]) == (-0.5, False, "the wall is at 5")
+    assert info["invalid_actions"] == 1 and info["wall"] == 5 and env.pos == 4
+    assert env.score_actions(["inc", "dec"]) == [-0.5, 1.0]
+
+
+class Clashing(Walk):
+    def _apply(self, move):
+        out = super()._apply(move)
+        out.info["valid_action"] = True
+        return out
+
+
+def test_family_info_cannot_overwrite_contract_keys():
+    env = Clashing()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="contract info keys"):
+        env.step("dec")
+
+
+def test_outcome_is_keyword_only():
+    with pytest.raises(TypeError):
+        Outcome(1.0, 0.0)  # type: ignore[misc]
+
+
+def test_score_actions_equals_the_step_on_the_last_budgeted_step():
+    env = Walk(max_steps=1)
+    env.reset(seed=0)
+    env.pos = 3
+    scores = env.score_actions(["dec", "inc", "fly"])
+    assert scores == [1.0, -1.0, -0.5]
+    assert env.step("fly")[1] == scores[2]
+
+
+# ---------------------------------------------------------------- snapshots carry config and seed
+def test_snapshot_restores_the_episode_seed():
+    a, b = Walk(), Walk()
+    a.reset(seed=77)
+    b.reset(seed=5)
+    b.set_state(a.get_state())
+    assert b.episode_seed == 77 and b.pos == a.pos
+
+
+def test_snapshot_into_a_differently_configured_env_names_the_keys():
+    a = Walk(span=4, max_steps=10)
+    a.reset(seed=1)
+    snap = a.get_state()
+    with pytest.raises(ValueError, match=r"max_steps: snapshot 10, this env 100") as err:
+        Walk(span=4).set_state(snap)
+    assert "span" not in str(err.value)
+    with pytest.raises(ValueError, match="span"):
+        Walk(span=3, max_steps=10).set_state(snap)
+    Walk(span=4, max_steps=10).set_state(snap)  # same config: fine
+
+
+def test_snapshot_of_a_finished_episode_keeps_its_end_flags():
+    env = Walk(max_steps=1)
+    env.reset(seed=0)
+    env.pos = 3
+    env.step("inc")
+    other = Walk(max_steps=1)
+    other.set_state(env.get_state())
+    assert other.is_over and other.step("dec")[2:4] == (False, True)
+
+
+# ---------------------------------------------------------------- action extraction is bounded
+def test_many_tags_are_extracted_in_one_pass():
+    many = "<action>x</action>" * 3000 + "<action>" * 3000  # 78 KB would be refused; stay under
+    text = many[:MAX_TEXT_LENGTH]
+    assert extract_action(text)[0] == "x"
+    assert extract_action("<action>" * 8000) == ("", "found <action> without a closing </action>")
+
+
+def test_text_over_the_limit_is_refused_before_any_search():
+    action, error = extract_action("<action>up</action>" + " " * MAX_TEXT_LENGTH)
+    assert action == "" and f"the limit is {MAX_TEXT_LENGTH}" in error
+
+
+def test_non_ascii_text_does_not_shift_the_tag():
+    assert extract_action("İİİ <ACTION>up</action>") == ("up", "")

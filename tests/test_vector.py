@@ -103,10 +103,10 @@ def test_text_vector_env_loses_nothing_on_autoreset() -> None:
         obs, rewards, terminated, truncated, infos = envs.step(row)
         for i in range(3):
             if terminated[i] or truncated[i]:
-                final_obs, final = infos[i]["final_observation"], infos[i]["final_info"]
+                final_obs, final = infos[i]["final_obs"], infos[i]["final_info"]
                 assert infos[i]["step"] == 0  # the reset info of the new episode
             else:
-                assert "final_observation" not in infos[i] and "final_info" not in infos[i]
+                assert "final_obs" not in infos[i] and "final_info" not in infos[i]
                 final_obs, final = obs[i], infos[i]
             got[i].append(
                 (
@@ -322,7 +322,7 @@ def test_text_vector_env_registered_games_autoreset(env_id: str) -> None:
         for i in range(2):
             if terminated[i] or truncated[i]:
                 ended += 1
-                assert isinstance(infos[i]["final_observation"], str)
+                assert isinstance(infos[i]["final_obs"], str)
                 assert "reward_components" in infos[i]["final_info"]
         if ended >= 2:
             break

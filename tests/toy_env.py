@@ -2,7 +2,7 @@
 
 A counter starts at a seeded value and must reach ``start + goal``. ``inc``: process +1 (and
 outcome +1, terminated, success on reaching the goal); ``dec``: process 0; anything else:
-invalid, process -1, the state unchanged.
+invalid (the base class's ``invalid_penalty``, -1 by default), the state unchanged.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from agentgym.core import Outcome, TextEnv
+from agentgym.draws import below
 
 RULES = "Reach the goal number. Actions: inc (add 1) or dec (subtract 1)."
 
@@ -26,7 +27,7 @@ class CounterEnv(TextEnv):
         self.goal = goal
 
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
-        self.start = int(rng.integers(0, 100))
+        self.start = below(rng, 100)
         self.value = self.start
 
     def _observe(self) -> str:
@@ -51,8 +52,8 @@ class CounterEnv(TextEnv):
             success=done,
         )
 
-    def _reject(self, error: str) -> Outcome:
-        return Outcome(process=-1.0)
+    def _config(self) -> dict[str, Any]:
+        return {"goal": self.goal}
 
     def _state_dict(self) -> dict[str, Any]:
         return {"start": self.start, "value": self.value}

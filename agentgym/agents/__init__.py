@@ -1,4 +1,4 @@
-"""Agents behind one interface: ``make_agent("random" | "oracle")``.
+"""Agents behind one interface: ``make_agent("random" | "oracle" | "webshop-rule")``.
 
 >>> from agentgym.agents import make_agent, agent_names
 >>> agent_names()
@@ -7,14 +7,18 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from agentgym.agents.base import Agent
 from agentgym.agents.scripted import OracleAgent, RandomAgent
 
-_AGENTS: dict[str, Callable[[], Agent]] = {
+# A factory, or a family agent named by "module:Class" and imported on first use: the family
+# imports agentgym, so agentgym importing the family back at import time would be a cycle.
+_AGENTS: dict[str, Callable[[], Agent] | str] = {
     RandomAgent.name: RandomAgent,
     OracleAgent.name: OracleAgent,
+    "webshop-rule": "agentgym.environments.webshop.agents:RuleAgent",
 }
 
 __all__ = ["Agent", "OracleAgent", "RandomAgent", "agent_names", "make_agent", "register_agent"]
@@ -25,19 +29,18 @@ def agent_names() -> list[str]:
     return sorted(_AGENTS)
 
 
-def register_agent(name: str, factory: Callable[[], Agent]) -> None:
-    """Make ``factory`` available as ``make_agent(name)``."""
+def register_agent(name: str, factory: Callable[[], Agent] | str) -> None:
+    """Make ``factory`` (or the class a ``"module:Class"`` string names) ``make_agent(name)``."""
     _AGENTS[name] = factory
 
 
 def make_agent(name: str) -> Agent:
     """A fresh agent by name; unknown names list the known ones."""
     try:
-        return _AGENTS[name]()
+        factory = _AGENTS[name]
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; choose from {agent_names()}") from None
-
-
-# Family agents register themselves on import; importing them here makes their names known to
-# `agentgym eval --agent` before any env is made. Kept light: no catalog or browser is loaded.
-import agentgym.environments.webshop.agents  # noqa: E402, F401
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    return factory()

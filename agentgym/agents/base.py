@@ -27,6 +27,9 @@ class Agent(abc.ABC):
 
     #: Name used by ``agentgym eval --agent NAME`` and recorded in results.
     name: ClassVar[str] = "agent"
+    #: Env families (``EnvEntry.family`` in :mod:`agentgym.registry`) the agent can play; empty
+    #: means any agentgym env. :func:`agentgym.evaluation.evaluate` refuses other pairings.
+    families: ClassVar[tuple[str, ...]] = ()
 
     def reset(self, env: gym.Env, *, seed: int | None = None) -> None:  # noqa: B027
         """Start an episode on ``env``; ``seed`` makes any randomness of the agent repeatable."""

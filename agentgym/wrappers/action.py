@@ -45,7 +45,8 @@ class ExtractAction(gym.Wrapper):
     env received).
 
     The action space becomes :class:`~gymnasium.spaces.Text` of up to ``max_text_length``
-    characters: model text is longer than a bare action. Any string is accepted.
+    characters: model text is longer than a bare action. Longer text is refused (before any
+    search, so its cost is bounded) and ``raw_action`` then holds its first 200 characters.
 
     Raises:
         ValueError: ``max_text_length`` < 1, or ``env`` already contains a HistoryWindow or a
@@ -73,7 +74,11 @@ class ExtractAction(gym.Wrapper):
         self.action_space = spaces.Text(max_length=max_text_length, min_length=0, charset=charset)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if isinstance(action, str):
+        limit = self.action_space.max_length
+        if isinstance(action, str) and len(action) > limit:
+            raw = action[:200] + f"... ({len(action)} characters)"
+            extracted, error = "", f"the text is {len(action)} characters; the limit is {limit}"
+        elif isinstance(action, str):
             raw = action
             extracted, error = extract_action(action, require_tag=self.require_tag)
         else:

@@ -11,6 +11,17 @@ that are stored once and never recomputed, so a turn renders identically at ever
   (the agent's text exactly as sent);
 * the current observation, prefixed with the error of the last action when it was invalid.
 
+The rules and the action format stand in the system message only, once per episode; the
+user messages carry what the env observes (the state, a short legend, what is legal now), so
+no past turn repeats the rules. An env's observation must therefore not restate its
+``rules``: nothing here relies on it, and a prompt that did would grow by the rules at every
+kept turn.
+
+When sampling, stop at :data:`STOP_SEQUENCE` (``</action>``; pass it as the stop string of
+the sampler and keep it in the text). The env takes the *last* complete
+``<action>...</action>`` in the text, so whatever a model rambles after a good tag can hold
+another complete tag that overrides it.
+
 Compose it outermost: ``ChatObservation(HistoryWindow(ExtractAction(env)))`` (or use
 :func:`agentgym.wrappers.wrap_chat`).
 
@@ -27,13 +38,20 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym.actions import CLOSE_TAG
+
 __all__ = [
     "ANSWER_FORMAT",
+    "STOP_SEQUENCE",
     "ChatObservation",
     "render_user",
     "system_prompt_for",
     "to_messages",
 ]
+
+#: Where a sampler should stop generating (kept in the text): the last complete tag wins, so
+#: text after a good ``</action>`` could only override it.
+STOP_SEQUENCE = CLOSE_TAG
 
 #: Appended to the generic system prompt of an env that does not write its own.
 ANSWER_FORMAT = (
@@ -112,7 +130,9 @@ class ChatObservation(gym.Wrapper):
 
     The observation and ``observation_space`` are unchanged (text). The system prompt is the
     ``system_prompt`` argument or :func:`system_prompt_for` of the env, read at each ``reset``
-    and fixed for the episode. When a :class:`~agentgym.wrappers.history.HistoryWindow` is
+    and fixed for the episode. A ``system_prompt`` of your own replaces the env's entirely:
+    since observations do not repeat the rules, include them (start from
+    ``env.unwrapped.system_prompt()``). When a :class:`~agentgym.wrappers.history.HistoryWindow` is
     inside this wrapper, its ``info["history"]`` turns become alternating user/assistant
     messages. With ``feedback=True`` (the default) the current and past user messages start
     with the error of the action that led to them, so the model learns why a move failed.

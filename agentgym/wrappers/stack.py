@@ -32,7 +32,10 @@ def wrap_chat(
     """Wrap ``env`` for a chat model: strict ``<action>`` tags, a bounded history, messages.
 
     ``turns=0`` disables the history window. ``max_steps`` and ``reward_mode`` add
-    :class:`StepBudget` and :class:`RewardMode` when given.
+    :class:`StepBudget` and :class:`RewardMode` when given. ``info["messages"]`` holds the
+    system prompt (rules and action format, once) and the turns; sample each reply with
+    ``stop=["</action>"]`` (:data:`agentgym.wrappers.chat.STOP_SEQUENCE`), since the last
+    complete tag in the text is the action.
 
     >>> import gymnasium as gym
     >>> import agentgym

@@ -2,5 +2,11 @@
 
 Modules: :mod:`.catalog` (products), :mod:`.search` (BM25 index), :mod:`.goals` (instructions
 and splits), :mod:`.reward` (the WebShop formula and the shaping potential), :mod:`.engine`
-(the site as a state machine and its page model), :mod:`.env` (``agentgym/WebShop-v0``).
+(the site as a state machine and its page model), :mod:`.base` (what both modes share, and
+:func:`make_webshop`, ``agentgym/WebShop-v0``'s entry point), :mod:`.env` (text mode),
+:mod:`.site` + :mod:`.browser_env` (browser mode), :mod:`.agents` (the rule baseline).
 """
+
+from .base import MODES, make_webshop
+
+__all__ = ["MODES", "make_webshop"]

@@ -1,38 +1,49 @@
 """WebShop in a real browser: Chromium on the loopback site, accessibility tree in, clicks out.
 
-``gym.make("agentgym/WebShop-v0", mode="browser")`` (or ``WebShopEnv(mode="browser")``) gives
-a :class:`BrowserWebShopEnv`: the same engine, goals and rewards as the text mode, but the
-agent sees the page as an accessibility tree with element ids and acts with BrowserGym-style
-calls. The page is :mod:`.site`'s HTML, served from this process on 127.0.0.1; every
-``search``/``click`` reaches the engine through an HTTP request the browser makes, so what the
-agent does in the browser is exactly what gets scored.
+``gym.make("agentgym/WebShop-v0", mode="browser")`` gives a :class:`BrowserWebShopEnv`, the
+text mode's sibling over the same engine, goals and rewards (:mod:`.base`): the agent sees
+the page as an accessibility tree with element ids and acts with BrowserGym-style calls. The
+page is :mod:`.site`'s HTML, served from this process on 127.0.0.1; every ``search``/``click``
+reaches the engine through an HTTP request the browser makes, so what the agent does in the
+browser is exactly what gets scored.
+
+Needs Playwright and Chromium (``pip install 'agentgym[browser]'`` and ``bash
+scripts/install_browser.sh``); without them the constructor (so ``gym.make``) fails with
+:class:`~agentgym.browser.BrowserUnavailable` naming those commands.
 
 >>> from agentgym.browser import browser_available
 >>> if browser_available():
 ...     env = BrowserWebShopEnv(num_products=2000, goal_index=0)
 ...     obs, info = env.reset(seed=0)
-...     print(obs.splitlines()[-1][:24])
+...     print(obs.splitlines()[-1])
 ...     env.close()
-Steps left: 15. Actions:
+... else:
+...     print("Steps left: 15.")
+Steps left: 15.
 """
 
 from __future__ import annotations
 
 import functools
-import re
+import importlib.util
+import json
 import weakref
 from typing import Any, ClassVar
 
 import numpy as np
 
 from agentgym import browser as _browser
+from agentgym.action_result import ActionResult
 from agentgym.browser import (
+    ELEMENT_ID,
     MAX_FILL_CHARS,
-    ActionResult,
     BrowserAction,
     BrowserContextHandle,
+    BrowserTimeout,
     BrowserUnavailable,
     Observation,
+    browser_available,
+    chromium_path,
     page_snapshot,
     parse_browser_action,
     perform_action,
@@ -40,9 +51,15 @@ from agentgym.browser import (
 )
 from agentgym.core import Outcome, check_range
 
+from .base import (
+    BROWSER_INSTALL_HINT,
+    DEFAULT_INVALID_PENALTY,
+    DEFAULT_MAX_INVALID,
+    DEFAULT_MAX_STEPS,
+    WebShopBase,
+)
 from .catalog import DEFAULT_NUM_PRODUCTS
-from .engine import BACK_TO_SEARCH, PAGE_DONE, PREV, Page
-from .env import WebShopEnv
+from .engine import BACK_TO_SEARCH, PREV, Page
 from .site import (
     COOKIE_NAME,
     SEARCH_BOX_ID,
@@ -55,9 +72,7 @@ from .site import (
 
 __all__ = ["BrowserWebShopEnv"]
 
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _TEXT_ROLES = frozenset({"textbox", "searchbox"})
-_FOOTER_ACTIONS = 'click(ID), fill(ID, "text"), press(KEY), scroll(up|down), back()'
 # Loads ``url`` in place when the page can (the site's script), resolving to true when done.
 _LOAD_JS = (
     "(u) => typeof window.__agentgymLoad === 'function'"
@@ -70,6 +85,18 @@ _FOCUS_JS = (
 )
 
 
+def _require_browser() -> None:
+    """Fail in one line, naming the install commands, when Playwright or Chromium is missing."""
+    if browser_available():
+        return
+    if importlib.util.find_spec("playwright") is None:
+        missing = "Playwright is not installed"
+    else:
+        missing = f"there is no Chromium at {chromium_path()} (or set AGENTGYM_CHROMIUM)"
+    raise BrowserUnavailable(f"WebShop mode='browser' needs a browser: {missing}; run "
+                             f"{BROWSER_INSTALL_HINT}")
+
+
 def _weak_page(ref: weakref.ref) -> Page:
     env = ref()
     if env is None:
@@ -77,32 +104,32 @@ def _weak_page(ref: weakref.ref) -> Page:
     return env._current_page()
 
 
-def _weak_act(ref: weakref.ref, kind: str, arg: str) -> bool:
+def _weak_act(ref: weakref.ref, kind: str, arg: str) -> ActionResult | None:
     env = ref()
-    return False if env is None else env._server_act(kind, arg)
+    return None if env is None else env._server_act(kind, arg)
 
 
-# Browser-side jobs. They run on the Playwright thread and take plain data, never the env:
-# Playwright keeps the frame of its latest call (and so that frame's locals) alive until its
-# next call, and a frame holding ``self`` would keep a forgotten env from being collected.
-def _add_cookie(page: Any, cookie: dict[str, Any]) -> None:
-    page.context.add_cookies([cookie])
+# Browser-side jobs. They run on the browser's event loop (Playwright's asyncio API) and take
+# plain data, never the env: a job's frame can outlive the call (a cancelled job, a pending
+# callback), and a frame holding ``self`` would keep a forgotten env from being collected.
+async def _add_cookie(page: Any, cookie: dict[str, Any]) -> None:
+    await page.context.add_cookies([cookie])
 
 
-def _load_job(
+async def _load_job(
     page: Any, ctx: BrowserContextHandle, origin: str, typed: dict[str, str], focus: str | None
 ) -> Observation:
     """Show the engine's current page (fresh links), re-type the boxes, restore the focus."""
     url = origin + "/page"
-    if not (page.url.startswith(origin + "/") and page.evaluate(_LOAD_JS, url)):
-        page.goto(url, wait_until="load")
+    if not (page.url.startswith(origin + "/") and await page.evaluate(_LOAD_JS, url)):
+        await page.goto(url, wait_until="load")
     for agid, text in typed.items():
-        perform_action(ctx, page, BrowserAction("fill", agid, text))
-    page.evaluate(_FOCUS_JS, focus)
-    return page_snapshot(page, stamp=False, max_text=4000)
+        await perform_action(ctx, page, BrowserAction("fill", agid, text))
+    await page.evaluate(_FOCUS_JS, focus)
+    return await page_snapshot(page, stamp=False, max_text=4000)
 
 
-def _step_job(
+async def _step_job(
     page: Any,
     ctx: BrowserContextHandle,
     origin: str,
@@ -111,11 +138,14 @@ def _step_job(
     action: BrowserAction,
 ) -> tuple[ActionResult, Observation, bool]:
     """Run one action and observe; ``True`` last when the page had to be reloaded."""
-    result = perform_action(ctx, page, action)
+    if not page.url.startswith(origin + "/"):
+        # A blank page put in place after a timed-out step: show the engine's page first.
+        await _load_job(page, ctx, origin, typed, focus)
+    result = await perform_action(ctx, page, action)
     if not page.url.startswith(origin + "/"):
         # Somewhere outside the shop (a blocked page): back to the engine's page.
-        return result, _load_job(page, ctx, origin, typed, focus), True
-    return result, page_snapshot(page, stamp=False, max_text=4000), False
+        return result, await _load_job(page, ctx, origin, typed, focus), True
+    return result, await page_snapshot(page, stamp=False, max_text=4000), False
 
 
 def _release(ctx: BrowserContextHandle, session: ShopSession, wait: bool = False) -> None:
@@ -130,24 +160,29 @@ def _release(ctx: BrowserContextHandle, session: ShopSession, wait: bool = False
         release_session(session, wait=wait)
 
 
-class BrowserWebShopEnv(WebShopEnv):
+class BrowserWebShopEnv(WebShopBase):
     """WebShop through Chromium: accessibility-tree observations, click/fill/press actions.
 
-    Kwargs are :class:`~.env.WebShopEnv`'s (``mode`` must be ``"browser"``; ``split``,
-    ``goal_index``, ``num_products``, ``max_steps``, ``gamma``, ``reward_mode``,
-    ``render_mode``) plus:
+    Kwargs: those of :class:`~.base.WebShopBase` (``split``, ``goal_index``,
+    ``num_products``, ``gamma``, ``max_steps`` 15, ``invalid_penalty`` -0.1,
+    ``max_invalid`` 5, ``reward_mode``, ``render_mode``, ``score_process``) plus:
 
     * ``viewport_width`` (1024; 320-3840) and ``viewport_height`` (768; 240-2160): the page
       size, which is also the ``rgb_array`` render size;
-    * ``timeout_ms`` (10,000; 1,000-120,000): the limit for one browser call;
+    * ``timeout_ms`` (10,000; 1,000-120,000): the limit for one step's browser work; a step
+      that runs past it is an invalid action and costs only this env a fresh page;
     * ``full_navigation`` (False): every click and search is a full Chromium navigation
       instead of the site's in-place load (a fetch of the same URL and a swap of the page
       body, 2-3x faster); rewards and observations are the same either way.
 
     Observation: ``Instruction: ...``, the page as accessibility-tree lines (``[3] button
     "Back to Search"``, ``[1] searchbox "Search" value=""``, ``[9] radio "large" checked``,
-    ``text "Price: $12.99"``), then the steps left and the action format.
-    ``render_mode="rgb_array"`` renders the viewport as an ``(H, W, 3)`` uint8 array.
+    ``text "Price: $12.99"``), then the steps left. The action format stands in
+    :attr:`rules` (the system prompt) only.
+
+    Rendering: ``render_mode="rgb_array"`` makes :meth:`render` return the viewport as an
+    ``(H, W, 3)`` uint8 array; :meth:`screenshot_png` gives PNG bytes in any render mode
+    (``Path("shop.png").write_bytes(env.unwrapped.screenshot_png())``, no image library).
 
     Actions (one per step, every one uses a step):
 
@@ -161,26 +196,27 @@ class BrowserWebShopEnv(WebShopEnv):
 
     Rewards and ``info`` mean exactly what they mean in text mode: a search submitted in the
     browser is ``search[query]``, a click on a clickable is ``click[label]``, and both are
-    scored by the same code (:meth:`WebShopEnv._outcome`, with its potential-based process
-    reward and the purchase reward). A step that does not reach the engine (``fill``,
-    ``scroll``, a click on the search box) scores like a refused text action, ``(gamma - 1) *
-    phi``, i.e. 0 by default. An action naming an id that is not on the page, or a search
-    the engine refuses (e.g. an empty query), is invalid (``valid_action`` False).
+    scored by the same code (:meth:`~.base.WebShopBase._moved`). A step that does not reach
+    the engine (``fill``, ``scroll``, a click on the search box) scores like a state that did
+    not change, ``(gamma - 1) * phi``, i.e. 0 by default, and is valid. An action naming an
+    id that is not on the page, a search the engine refuses (e.g. an empty query) or a step
+    the browser could not finish is invalid (``valid_action`` False, ``invalid_penalty``).
     """
 
+    mode: ClassVar[str] = "browser"
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
-    verifier_name: ClassVar[str] = "webshop-reward-potential"
     max_observation_length: ClassVar[int] = 16384
     rules: ClassVar[str] = (
         "You are shopping on WebShop, in a web browser, for the product described by an "
         "instruction. Each observation shows the instruction, then the page as an "
-        "accessibility tree: one element a line, interactive ones with an id, e.g. [3] link "
-        '"B0ABCDEFGH" or [9] radio "large" checked.\n'
+        "accessibility tree: one element a line, interactive ones with an id in brackets "
+        "before their role and name, then the steps left.\n"
         "Pages: a search page (search box), results (10 products a page, with < Prev / "
         "Next > / Back to Search), a product page (option groups such as size or color, "
         "title, price, tabs Description / Features / Reviews, and Buy Now).\n"
         'Actions: click(ID), fill(ID, "text") to type into the search box, press(Enter) to '
-        "submit it, scroll(up) / scroll(down), back().\n"
+        "submit it, scroll(up) / scroll(down), back(); ID is an element's id from the "
+        "page.\n"
         "Buy the product that best matches the instruction: its type, every requested "
         "attribute, every requested option (click each one on the product page before Buy "
         "Now) and a price under the limit. Buying ends the episode with a score from 0 to 1; "
@@ -189,11 +225,9 @@ class BrowserWebShopEnv(WebShopEnv):
 
     def __init__(
         self,
-        mode: str = "browser",
         split: str = "test",
         goal_index: int | None = None,
         num_products: int = DEFAULT_NUM_PRODUCTS,
-        max_steps: int = 15,
         gamma: float = 1.0,
         *,
         viewport_width: int = 1024,
@@ -203,9 +237,10 @@ class BrowserWebShopEnv(WebShopEnv):
         reward_mode: str = "both",
         render_mode: str | None = None,
         score_process: bool = True,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        invalid_penalty: float = DEFAULT_INVALID_PENALTY,
+        max_invalid: int = DEFAULT_MAX_INVALID,
     ) -> None:
-        if mode != "browser":
-            raise ValueError(f"BrowserWebShopEnv is the browser mode; got mode={mode!r}")
         self.viewport = (
             check_range("viewport_width", viewport_width, 320, 3840),
             check_range("viewport_height", viewport_height, 240, 2160),
@@ -214,18 +249,19 @@ class BrowserWebShopEnv(WebShopEnv):
         if not isinstance(full_navigation, bool):
             raise ValueError(f"full_navigation must be True or False, got {full_navigation!r}")
         self.full_navigation = full_navigation
+        _require_browser()  # before the catalog is loaded: fail fast, in one line
         super().__init__(
-            mode="text",
             split=split,
             goal_index=goal_index,
             num_products=num_products,
-            max_steps=max_steps,
             gamma=gamma,
             reward_mode=reward_mode,
             render_mode=render_mode,
             score_process=score_process,
+            max_steps=max_steps,
+            invalid_penalty=invalid_penalty,
+            max_invalid=max_invalid,
         )
-        self.mode = "browser"
         self._ctx: BrowserContextHandle | None = None
         self._session: ShopSession | None = None
         self._finalizer: weakref.finalize | None = None
@@ -233,13 +269,13 @@ class BrowserWebShopEnv(WebShopEnv):
         self._snap: Observation | None = None
         #: Text typed into boxes on the current page (id -> text); part of the state.
         self._typed: dict[str, str] = {}
-        # Set only while this env's own action runs: the server applies nothing else.
-        self._accepting = False
-        self._events: list[tuple[Outcome, str]] = []
-        self._late_error = ""
         self._loads = 0
         #: The id of the focused element (part of the state: press(Enter) depends on it).
         self._focus: str | None = None
+        #: What the browser page shows (see :meth:`_view`); None when unknown.
+        self._shown: tuple[Any, ...] | None = None
+        #: True while score_actions tries a move: it reaches the engine, not the browser.
+        self._offline = False
 
     # ------------------------------------------------------------------ browser plumbing
     def _ensure_browser(self) -> BrowserContextHandle:
@@ -276,6 +312,7 @@ class BrowserWebShopEnv(WebShopEnv):
         }
         ctx.run(_add_cookie, cookie)
         self._session, self._ctx, self._origin = session, ctx, server.origin
+        self._shown = None
         return ctx
 
     def _replace_browser(self) -> BrowserContextHandle:
@@ -294,29 +331,21 @@ class BrowserWebShopEnv(WebShopEnv):
                 _release(old_ctx, old_session, wait=True)
         self._loads = 0
         self._snap = self._observed(ctx.run(_load_job, *self._page_args(ctx)), reloaded=True)
+        self._shown = self._view()
         return ctx
 
     def _current_page(self) -> Page:
         return self.engine.page()
 
-    def _server_act(self, kind: str, arg: str) -> bool:
-        """Called by the site (on its thread) for a search or click; False: not applied.
-
-        At most one engine action per step, and only during one of this env's own steps.
-        """
-        if not self._accepting or self._events or self._engine is None or self._done:
-            return False
+    def _server_act(self, kind: str, arg: str) -> ActionResult | None:
+        """The site's call (on its thread, under the session's lock, only inside one of this
+        env's steps) for a search or click: the engine's answer, or None if not applied."""
+        if self._engine is None or self.is_over:
+            return None
         new, result = self._transition((kind, arg))
         if result.ok:
-            out = self._outcome(new, result, self._steps, score=self.score_process)
             self.engine.state = new
-            self._events.append((out, ""))
-        else:
-            refused = self._outcome(
-                self.engine.state, None, self._steps, score=self.score_process
-            )
-            self._events.append((refused, result.error))
-        return True
+        return result
 
     def _page_args(self, ctx: BrowserContextHandle) -> tuple[Any, ...]:
         return (ctx, self._origin, dict(self._typed), self._focus)
@@ -334,7 +363,9 @@ class BrowserWebShopEnv(WebShopEnv):
             self._replace_browser()  # reloads the page itself
             assert self._snap is not None
             return self._snap
-        return self._observed(snap, reloaded=True)
+        snap = self._observed(snap, reloaded=True)
+        self._shown = self._view()
+        return snap
 
     def _observed(self, snap: Observation, *, reloaded: bool = False) -> Observation:
         """Record what a snapshot says about the page state (typed text, focus)."""
@@ -345,6 +376,11 @@ class BrowserWebShopEnv(WebShopEnv):
         self._focus = snap.focused
         return snap
 
+    def _view(self) -> tuple[Any, ...]:
+        """Everything the browser page depends on: goal, engine state, typed text, focus."""
+        engine = json.dumps(self.engine.to_dict(), sort_keys=True)
+        return (self.engine.goal.index, engine, tuple(sorted(self._typed.items())), self._focus)
+
     # ------------------------------------------------------------------ TextEnv hooks
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
         super()._new_episode(rng, options)
@@ -353,22 +389,17 @@ class BrowserWebShopEnv(WebShopEnv):
         self._session.bump()
         self._typed = {}
         self._focus = None
-        self._events = []
         self._snap = self._load_page()
 
     def _observe(self) -> str:
         if self._snap is None:
             return "The browser is not ready; call reset()."
+        footer = self._status() or f"Steps left: {self.steps_left}."
         lines = [f"Instruction: {to_ascii(self.engine.goal.instruction)}", "", self._snap.text, ""]
-        if self.engine.state.page == PAGE_DONE:
-            lines.append("The purchase is complete; the episode is over.")
-        else:
-            left = self.max_steps - self._steps
-            lines.append(f"Steps left: {left}. Actions: {_FOOTER_ACTIONS}.")
-        text = "\n".join(lines)
+        text = "\n".join([*lines, footer])
         if len(text) > self.max_observation_length:
             keep = self.max_observation_length - 80
-            text = text[:keep] + "\n... (page truncated)\n" + lines[-1]
+            text = text[:keep] + "\n... (page truncated)\n" + footer
         return text[: self.max_observation_length]
 
     def _legal_actions(self) -> list[str]:
@@ -420,56 +451,68 @@ class BrowserWebShopEnv(WebShopEnv):
         return action
 
     def _apply(self, move: Any) -> Outcome:
+        if self._offline:
+            return self._apply_offline(move)
         action = self._to_click(move)
+        phi0 = self._phi(self.engine.state)
         ctx = self._ensure_browser()
-        self._events = []
-        self._accepting = True
+        session = self._session
+        assert session is not None
+        # The site applies at most one engine action, and only between these two calls.
+        session.begin_step()
         try:
-            result, snap, reloaded = ctx.run(_step_job, *self._page_args(ctx), action)
-            self._accepting = False
-            self._snap = self._observed(snap, reloaded=reloaded)
+            try:
+                result, snap, reloaded = ctx.run(_step_job, *self._page_args(ctx), action)
+            finally:
+                taken = session.end_step()
         except BrowserUnavailable:
             raise
+        except BrowserTimeout as exc:
+            # The runtime already gave the page a blank replacement (the next step reloads
+            # the engine's page); the context and the episode are intact.
+            error, navigated = str(exc), False
+            self._shown = None
         except Exception as exc:
             # The page, context or browser died under the action. The engine knows whether
-            # the action reached it (self._events); rebuild the browser from the engine.
-            self._accepting = False
+            # the action reached it (taken); rebuild the browser from the engine.
             self._replace_browser()
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            result = ActionResult(error=f"the browser failed and was restarted: {first[:160]}")
-        finally:
-            self._accepting = False
-        if result.navigated:
-            self._typed = {}
-        if action.verb == "fill" and not result.error:
-            self._typed[action.target] = action.text
-        self._late_error = ""
-        if self._events:
-            out, error = self._events[-1]
-            if error:
-                self._mark_invalid(error)
-            return out
-        out = self._outcome(self.engine.state, None, self._steps, score=self.score_process)
-        if result.error:
-            self._mark_invalid(result.error)
-        return out
+            error, navigated = f"the browser failed and was restarted: {first[:160]}", False
+        else:
+            self._snap = self._observed(snap, reloaded=reloaded)
+            error, navigated = result.error, result.navigated
+            if navigated:
+                self._typed = {}
+            if action.verb == "fill" and not error:
+                self._typed[action.target] = action.text
+            self._shown = self._view()
+        if taken is not None:  # the action reached the engine: its answer decides
+            if not taken.ok:
+                return Outcome(valid=False, error=taken.error)
+            return self._moved(phi0, taken)
+        if error:
+            return Outcome(valid=False, error=error)
+        return self._shaped(phi0, phi0)
 
-    def _mark_invalid(self, error: str) -> None:
-        self._late_error = error
-        self._invalid += 1
-
-    def _info(
-        self, out: Outcome, *, valid: bool, error: str, components: dict[str, float]
-    ) -> dict[str, Any]:
-        late = getattr(self, "_late_error", "")
-        self._late_error = ""
-        if late:
-            valid, error = False, late
-        info = super()._info(out, valid=valid, error=error, components=components)
-        info["mode"] = "browser"
-        return info
+    def _apply_offline(self, move: Any) -> Outcome:
+        """What :meth:`_apply` would score, from the engine alone (the browser is untouched)."""
+        engine_move = self._engine_move(move)
+        if engine_move is None:
+            phi = self._phi(self.engine.state)
+            return self._shaped(phi, phi)
+        return self._apply_engine(engine_move)
 
     # ------------------------------------------------------------------ oracle and scoring
+    def _score(self, move: Any, snapshot: bytes) -> float:
+        # The base class applies the move and restores the snapshot; offline, the move only
+        # reaches the engine, and the restore then finds the page already showing the
+        # snapshot's state (see _load_state_dict), so scoring never drives the browser.
+        self._offline = True
+        try:
+            return super()._score(move, snapshot)
+        finally:
+            self._offline = False
+
     def _engine_move(self, move: Any) -> tuple[str, str] | None:
         """The engine action a browser action would cause, or None (no engine action)."""
         if not isinstance(move, BrowserAction):
@@ -497,16 +540,8 @@ class BrowserWebShopEnv(WebShopEnv):
                 return ("click", el.label)
         return None
 
-    def _score_move(self, move: Any, step_no: int) -> float:
-        if move is None:
-            return super()._score_move(None, step_no)
-        engine_move = self._engine_move(move)
-        if engine_move is None:
-            return self._outcome(self.engine.state, None, step_no).process
-        return super()._score_move(engine_move, step_no)
-
     def _oracle_plan(self) -> str | None:
-        plan = super()._oracle_plan()
+        plan = self._engine_plan()
         if plan is None:
             return None
         verb, _, rest = plan.partition("[")
@@ -535,10 +570,13 @@ class BrowserWebShopEnv(WebShopEnv):
         self._typed = {
             str(k): str(v)[:MAX_FILL_CHARS]
             for k, v in dict(d.get("typed", {})).items()
-            if _ID.match(str(k))
+            if ELEMENT_ID.match(str(k))
         }
         focus = d.get("focus")
-        self._focus = str(focus) if focus is not None and _ID.match(str(focus)) else None
+        self._focus = str(focus) if focus is not None and ELEMENT_ID.match(str(focus)) else None
+        live = self._snap is not None and self._ctx is not None and not self._ctx.closed
+        if live and self._shown == self._view():
+            return  # the page already shows this state (score_actions restores it so)
         self._ensure_browser()
         assert self._session is not None
         self._session.bump()
@@ -546,6 +584,7 @@ class BrowserWebShopEnv(WebShopEnv):
 
     # ------------------------------------------------------------------ render and close
     def render(self) -> Any:
+        """``rgb_array``: the viewport as an ``(H, W, 3)`` uint8 array; ``ansi``: the text."""
         if self.render_mode == "rgb_array":
             if self._ctx is None or self._ctx.closed:
                 return np.zeros((self.viewport[1], self.viewport[0], 3), dtype=np.uint8)
@@ -553,7 +592,22 @@ class BrowserWebShopEnv(WebShopEnv):
         return super().render()
 
     def screenshot_png(self, *, full_page: bool = False) -> bytes:
-        """The current page as PNG bytes (for docs and debugging)."""
+        """The current page as PNG bytes, in any render mode; saving them needs no library.
+
+        ``full_page=True`` captures the whole page instead of the viewport.
+
+        >>> from pathlib import Path
+        >>> from agentgym.browser import browser_available
+        >>> if browser_available():
+        ...     env = BrowserWebShopEnv(num_products=2000, goal_index=0)
+        ...     _ = env.reset(seed=0)
+        ...     png = env.screenshot_png()  # Path("shop.png").write_bytes(png) saves it
+        ...     env.close()
+        ...     print(png[:4])
+        ... else:
+        ...     print(b"\\x89PNG")
+        b'\\x89PNG'
+        """
         return self._ensure_browser().screenshot_png(full_page=full_page)
 
     def close(self) -> None:
@@ -565,4 +619,5 @@ class BrowserWebShopEnv(WebShopEnv):
                 _, _, (ctx, session), _ = args
                 _release(ctx, session, wait=True)
         self._snap = None
+        self._shown = None
         super().close()

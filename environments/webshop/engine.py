@@ -65,6 +65,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from agentgym.action_result import ActionResult
+
 from .catalog import DEFAULT_NUM_PRODUCTS, Catalog, Product, price_cents
 from .goals import Goal, GoalBank
 from .reward import best_purchase, purchase_reward
@@ -173,15 +175,6 @@ class Purchase:
             "price": self.price,
             **self.reward.to_dict(),
         }
-
-
-@dataclass(frozen=True)
-class ActionResult:
-    """The answer to ``search``/``click``: ``ok`` or an ``error`` saying what is wrong."""
-
-    ok: bool
-    error: str = ""
-    purchase: Purchase | None = None
 
 
 @dataclass
@@ -398,6 +391,8 @@ def clean_query(query: Any) -> tuple[str | None, str]:
     ('red shoes', '')
     >>> clean_query("")[1]
     'the search query is empty; write some words, e.g. search[red running shoes]'
+    >>> clean_query("<query>")[0] is None
+    True
     """
     if not isinstance(query, str):
         return None, f"the search query must be text, got {type(query).__name__}"
@@ -413,6 +408,9 @@ def clean_query(query: Any) -> tuple[str | None, str]:
                       f"({''.join(bad)[:10]!r}); use plain English words")
     if not any(c.isalnum() for c in q):
         return None, "the search query has no letters or digits"
+    if "<" in q or ">" in q:
+        # A placeholder copied from the rules (search[<query>]) must not run as a search.
+        return None, "the search query contains < or >; write your own words in their place"
     return q, ""
 
 
@@ -457,15 +455,15 @@ def apply_search(
     if state.page != PAGE_SEARCH:
         where = "the purchase is complete" if state.page == PAGE_DONE else "this page has none"
         return state, ActionResult(
-            False, f"there is no search box here ({where}); click[{BACK_TO_SEARCH}] first")
+            f"there is no search box here ({where}); click[{BACK_TO_SEARCH}] first")
     q, error = clean_query(query)
     if q is None:
-        return state, ActionResult(False, error)
+        return state, ActionResult(error)
     new = state.copy()
     new.page, new.query, new.results = PAGE_RESULTS, q, list(shop.search(q))
     new.results_page, new.product, new.sub_page, new.chosen = 1, -1, "", {}
     _list_page(new)
-    return new, ActionResult(True)
+    return new, ActionResult()
 
 
 def apply_click(
@@ -475,11 +473,11 @@ def apply_click(
     page = render_page(shop, goal, state)
     target, error = resolve_label(page, label)
     if target is None:
-        return state, ActionResult(False, error)
+        return state, ActionResult(error)
     new = state.copy()
     if target == BACK_TO_SEARCH:
         new.page, new.product, new.sub_page, new.chosen = PAGE_SEARCH, -1, "", {}
-        return new, ActionResult(True)
+        return new, ActionResult()
     if state.page == PAGE_RESULTS:
         if target == NEXT:
             new.results_page += 1
@@ -490,10 +488,10 @@ def apply_click(
             new.page, new.product, new.chosen = PAGE_ITEM, shop.catalog.pid_of(target), {}
             if new.product not in new.viewed:
                 new.viewed.append(new.product)
-        return new, ActionResult(True)
+        return new, ActionResult()
     if state.page == PAGE_SUB:  # only < Prev is left
         new.page, new.sub_page = PAGE_ITEM, ""
-        return new, ActionResult(True)
+        return new, ActionResult()
     # item page
     product = shop.catalog.product(state.product)
     if target == PREV:
@@ -508,12 +506,12 @@ def apply_click(
         new.purchased = {"pid": product.pid, "options": dict(state.chosen),
                          "price_cents": price_cents(product, state.chosen),
                          "reward": reward.total}
-        return new, ActionResult(True, purchase=purchase)
+        return new, ActionResult(detail=purchase)
     else:  # an option value offered by this product
         group = product.group_of(target)
         assert group is not None
         new.chosen[group] = target
-    return new, ActionResult(True)
+    return new, ActionResult()
 
 
 def potential(shop: Shop, goal: Goal, state: EngineState) -> float:
@@ -526,8 +524,9 @@ def potential(shop: Shop, goal: Goal, state: EngineState) -> float:
 class WebShopEngine:
     """One shopper's session on the site: a goal, a state, and ``search``/``click``.
 
-    No method raises on bad input; a refused action returns ``ActionResult(ok=False,
-    error=...)`` and leaves the state unchanged.
+    No method raises on bad input; a refused action returns an
+    :class:`~agentgym.action_result.ActionResult` with ``error`` set and leaves the state
+    unchanged. Buy Now's result carries the :class:`Purchase` as ``detail``.
     """
 
     def __init__(self, shop: Shop, goal: Goal, state: EngineState | None = None) -> None:

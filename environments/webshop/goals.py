@@ -1,8 +1,9 @@
 """Shopping goals: an instruction made from a target product, with fixed splits.
 
 Goal ``i`` (``0 <= i < NUM_GOALS``) is drawn from its own generator seeded
-``[GOAL_SEED, i, attempt]``; nothing is drawn before that seed is set, so a goal, its price
-ceiling included, is identical on every machine and in every run. The generator picks a target
+``[GOAL_SEED, i, attempt]`` and read only through :mod:`agentgym.draws` (the bit generator's
+raw words, whose stream numpy keeps across versions), so a goal, its price ceiling included,
+is identical on every machine, with any numpy, and in every run. The generator picks a target
 product, 1-4 of its attributes (mean 2.4), one value of each of its option groups, and a price
 ceiling (two of the next four multiples of $10 above the target's price with those options,
 keeping the larger, as in the original), then writes the instruction from templates, e.g.
@@ -37,6 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from agentgym.draws import Draws
 
 from .catalog import LEAVES, Product, price_cents
 from .reward import best_purchase
@@ -199,10 +202,10 @@ _UNIT_SAYINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
 )
 
 
-def say_attribute(attribute: str, rng: np.random.Generator) -> str:
+def say_attribute(attribute: str, draws: Draws) -> str:
     """How the instruction words ``attribute``: as is (about half the time) or a paraphrase.
 
-    >>> say_attribute("sulfate free", np.random.default_rng(1))
+    >>> say_attribute("sulfate free", Draws(np.random.default_rng(1)))
     'without sulfate'
     """
     sayings = list(_ATTRIBUTE_SAYINGS.get(attribute, ()))
@@ -219,15 +222,15 @@ def say_attribute(attribute: str, rng: np.random.Generator) -> str:
                                               else [])
         elif words[0] == "with" and len(words) > 1:
             sayings = ["that has " + " ".join(words[1:]), "that comes with " + " ".join(words[1:])]
-    if not sayings or rng.random() < 0.45:
+    if not sayings or draws.random() < 0.45:
         return attribute
-    return sayings[int(rng.integers(len(sayings)))]
+    return draws.pick(sayings)
 
 
-def say_option(group: str, value: str, product_type: str, rng: np.random.Generator) -> str:
+def say_option(group: str, value: str, product_type: str, draws: Draws) -> str:
     """How the instruction words an option value (sizes and quantities are often reworded).
 
-    >>> say_option("size", "m", "t-shirt", np.random.default_rng(0))
+    >>> say_option("size", "m", "t-shirt", Draws(np.random.default_rng(0)))
     'medium'
     """
     sayings: tuple[str, ...] = ()
@@ -249,9 +252,9 @@ def say_option(group: str, value: str, product_type: str, rng: np.random.Generat
             if m:
                 sayings = tuple(s.format(*m.groups()) for s in says)
                 break
-    if not sayings or (rng.random() < 0.25 and value != "single"):
+    if not sayings or (draws.random() < 0.25 and value != "single"):
         return value
-    return sayings[int(rng.integers(len(sayings)))]
+    return draws.pick(sayings)
 
 
 def instruction_query(instruction: str) -> str:
@@ -307,12 +310,8 @@ class Goal:
         }
 
 
-def _pick(rng: np.random.Generator, items: tuple[str, ...]) -> str:
-    return items[int(rng.integers(len(items)))]
-
-
 def _instruction(
-    rng: np.random.Generator,
+    draws: Draws,
     product: Product,
     attributes: list[str],
     options: dict[str, str],
@@ -320,12 +319,12 @@ def _instruction(
 ) -> str:
     ptype = product.product_type
     plural = _ARTICLES.get(ptype, "a") == ""
-    said = [say_attribute(a, rng) for a in attributes]
+    said = [say_attribute(a, draws) for a in attributes]
     post = [a for a in said if a.startswith(_POSTFIX_STARTS)]
     pre = [a for a in said if a not in post]
-    opener = _pick(rng, _OPENERS)
+    opener = draws.pick(_OPENERS)
     adjectives = all(a.endswith(_ADJECTIVE_ENDINGS) for a in pre)
-    if pre and rng.random() < 0.35 and adjectives:
+    if pre and draws.random() < 0.35 and adjectives:
         body = f"{ptype} that {'are' if plural else 'is'} {' and '.join(pre)}"
     else:
         body = f"{', '.join(pre)} {ptype}".strip()
@@ -334,8 +333,8 @@ def _instruction(
     parts = []
     for group, value in options.items():
         templates = _OPTION_PHRASES.get(group, _GENERIC_OPTION_PHRASES)
-        said = say_option(group, value, ptype, rng)
-        parts.append(_pick(rng, templates).format(g=group, v=said))
+        said = say_option(group, value, ptype, draws)
+        parts.append(draws.pick(templates).format(g=group, v=said))
     if parts:
         phrase += ", " + " and ".join(parts)
     return f"{phrase}, and price lower than {ceiling_cents / 100:.2f} dollars"
@@ -343,21 +342,20 @@ def _instruction(
 
 def make_goal(index: int, search: SearchIndex, attempt: int) -> Goal:
     """Goal ``index`` as drawn on ``attempt`` (no validation; see :meth:`GoalBank.goal`)."""
-    rng = np.random.default_rng([GOAL_SEED, int(index), int(attempt)])
+    # Raw generator words only (agentgym.draws): their stream is the same with any numpy.
+    draws = Draws(np.random.default_rng([GOAL_SEED, int(index), int(attempt)]))
     catalog = search.catalog
-    product = catalog.product(int(rng.integers(len(catalog))))
-    k = 1 + int(rng.random() < 0.75) + int(rng.random() < 0.5) + int(rng.random() < 0.15)
-    picks = rng.choice(len(product.attributes), size=min(k, len(product.attributes)),
-                       replace=False)
-    attributes = [product.attributes[int(i)] for i in sorted(picks)]
-    options = {g.name: g.values[int(rng.integers(len(g.values)))] for g in product.options}
+    product = catalog.product(draws.below(len(catalog)))
+    k = 1 + (draws.random() < 0.75) + (draws.random() < 0.5) + (draws.random() < 0.15)
+    picks = draws.sample(range(len(product.attributes)), k)
+    attributes = [product.attributes[i] for i in sorted(picks)]
+    options = {g.name: draws.pick(g.values) for g in product.options}
     price = price_cents(product, options)
     above = [p * 100 for p in _PRICE_POINTS if p * 100 > price][:4]
-    if len(above) >= 2:
-        ceiling = int(max(rng.choice(above, size=2, replace=False)))
-    else:  # only for prices beyond the table
-        ceiling = (price // 1000 + 2) * 1000
-    instruction = _instruction(rng, product, attributes, options, ceiling)
+    # The larger of two of the next four price points; past the table's end, the next but one
+    # multiple of $10.
+    ceiling = max(draws.sample(above, 2)) if len(above) >= 2 else (price // 1000 + 2) * 1000
+    instruction = _instruction(draws, product, attributes, options, ceiling)
     return Goal(
         index=int(index),
         pid=product.pid,

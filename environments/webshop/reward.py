@@ -1,15 +1,15 @@
-"""WebShop's purchase reward, exactly as the original defines it, plus the shaping potential.
+"""WebShop's purchase reward as the original's ``get_reward`` computes it, plus a shaping potential.
 
 Outcome reward when Buy Now is clicked (all pure functions of the product, the chosen options
 and the goal)::
 
     R = r_type * (N_att + N_opt + r_price) / (|U_att| + |U_opt| + 1)
 
-* ``N_att``: goal attributes matched by some product attribute (token-set ratio > 85 on
-  lower-cased alphanumerics) or found as a substring of the lower-cased title, bullet points
-  or description (:func:`attribute_matches`).
-* ``N_opt``: goal options matched (token-set ratio > 85 after colour normalisation) by one of
-  the options the agent chose (:func:`option_matches`).
+* ``N_att``: goal attributes matched by some product attribute (:func:`.matching.fuzzy_match`)
+  or found as a substring of the lower-cased title, bullet points or description
+  (:func:`attribute_matches`).
+* ``N_opt``: goal options matched by one of the options the agent chose, both sides colour
+  normalised first (:func:`.matching.normalize_color`; :func:`option_matches`).
 * ``r_price``: 1 if the price paid is at most the goal's ceiling (:func:`price_reward`).
 * ``r_type`` (:func:`type_reward`): with ``title_score`` = |purchased title nouns ∩ goal
   title nouns| / |goal title nouns| (0.2 when the goal has no nouns), ``match`` = same query,
@@ -19,6 +19,28 @@ and the goal)::
 
 ``r_att = N_att / |U_att|``, ``r_option = N_opt / |U_opt|`` (1.0 when the goal has no
 options) and ``r_price`` are reported next to ``R``; success means ``R == 1``.
+
+What is exact and what is not, against the original (princeton-nlp/WebShop,
+``web_agent_site/engine/goal.py``):
+
+* Exact: the formula; the thresholds (fuzzy score > 85; title score > 0.2, < 0.1, == 0; two
+  shared category levels); the override order of the ``r_type`` rules; the attribute rule
+  (fuzzy match first, then substring of title, bullets, description); the option rule
+  (the original's ``COLOR_SET`` in its order, first hit wins, then the fuzzy rule); the price
+  rule; and the fuzzy score itself, which is ``thefuzz``'s: ASCII forcing, lower-casing and
+  punctuation to spaces, ``rapidfuzz``'s token-set ratio, rounded half to even to an integer
+  before the comparison (checked against ``thefuzz`` 0.22 on 200,000 random string pairs).
+* Approximated: the title nouns. The original tags both titles with spaCy's
+  ``en_core_web_sm`` and keeps NOUN and PROPN tokens; here they come from how the catalog
+  built the title (:func:`.catalog.title_nouns`: the product type's words, the material the
+  title shows, the brand), without a tagger. Every such noun is a word of the title, but a
+  tagger may also tag words this leaves out (a descriptor or attribute word) or leave out
+  words this keeps, so ``title_score``, and through it ``r_type``, can differ from the
+  original's on some purchases.
+
+Measured: running the original's ``get_reward`` (with ``thefuzz``) with its tagger replaced by
+these nouns, on 3,500 purchases over the 500 test goals (the oracle's, a rule-style top-hit
+purchase and five random ones per goal), every ``R`` equals :func:`purchase_reward`'s.
 
 Shaping potential (the process reward is ``gamma * phi(s') - phi(s)``):
 
@@ -47,7 +69,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .catalog import Product, fuzzy_match, normalize_color, price_cents
+from .catalog import Product, price_cents
+from .matching import fuzzy_match, normalize_color
 
 __all__ = [
     "RewardBreakdown",

@@ -12,19 +12,28 @@ State lives on the server, never in the URL. One :class:`ShopSession` per env ho
 * ``GET /`` or ``/page``: the current page, no state change;
 * ``GET /search?v=N&q=...``: the search box's form;
 * ``GET /click?v=N&l=LABEL``: every clickable (a link to this URL);
-* anything else: 404; a request without the session's cookie: 403.
+* anything else: 404; a request without the session's cookie: 403; a ``Host`` header other
+  than the server's own ``127.0.0.1:<port>``: 421 (400 without one), so a page on another
+  name that resolves to loopback (DNS rebinding) is never served.
 
-An action is applied only when ``v`` equals the session's current version, and each applied
-action bumps it, so a reload, a replayed link or a crafted URL for an old page does nothing
-but show the current page. A click applies ``engine.click(label)`` to the *current* page:
-a label that page does not offer (an option the product lacks, ``Buy Now`` off an item page,
-a second ``Buy Now`` after the purchase) is refused by the engine exactly as in text mode,
-and the purchased options are the engine's own, never read from a URL. The session is named
-by an unguessable cookie (``agentgym_shop``) that the env puts into its browser context;
-requests from elsewhere get 403.
+The server keeps at most ``16 + 8 x sessions`` connections open (one thread each); beyond
+that a new connection is answered 503 and closed, so nothing on the machine can exhaust its
+threads.
 
-Pages are self-contained: inline CSS, no scripts, no images, no external URLs, and a
-Content-Security-Policy that forbids loading anything.
+An action is applied only during one of the env's own steps (between
+:meth:`ShopSession.begin_step` and :meth:`ShopSession.end_step`, at most once per step, under
+the session's lock) and only when ``v`` equals the session's current version; each applied
+action bumps it, so a reload, a replayed link, a request outside a step or a crafted URL for
+an old page does nothing but show the current page. A click applies ``engine.click(label)``
+to the *current* page: a label that page does not offer (an option the product lacks,
+``Buy Now`` off an item page, a second ``Buy Now`` after the purchase) is refused by the
+engine exactly as in text mode, and the purchased options are the engine's own, never read
+from a URL. The session is named by an unguessable cookie (``agentgym_shop``) that the env
+puts into its browser context; requests from elsewhere get 403.
+
+Pages are self-contained: inline CSS, no images, no external URLs, one inline script (the
+in-place loader, allowed by its hash) and a Content-Security-Policy that forbids loading
+anything else.
 
 >>> from agentgym.environments.webshop.engine import Element, Page
 >>> page = Page("item", (Element("button", "Back to Search", "Back to Search"),
@@ -374,12 +383,19 @@ class ShopSession:
     """One env's browsing session on the server: its cookie, version and engine callbacks.
 
     ``page()`` returns the current :class:`~.engine.Page`; ``act(kind, arg)`` runs
-    ``search``/``click`` through the env (which scores it) and returns whether it took the
-    action; it is called at most once per version. ``actions`` counts taken actions.
+    ``search``/``click`` through the env (which scores it) and returns what it did, or
+    ``None`` when the env declines. The env brackets each of its steps with
+    :meth:`begin_step` / :meth:`end_step`; ``act`` is called only in between, at most once,
+    always under :attr:`lock`, so the env reads the step's result only after any request
+    being applied has finished. ``actions`` counts applied actions.
     """
 
     def __init__(
-        self, page: Callable[[], Any], act: Callable[[str, str], bool], *, inpage: bool = True
+        self,
+        page: Callable[[], Any],
+        act: Callable[[str, str], Any],
+        *,
+        inpage: bool = True,
     ) -> None:
         self.secret = secrets.token_urlsafe(32)
         self.inpage = inpage
@@ -388,24 +404,41 @@ class ShopSession:
         self.lock = threading.Lock()
         self._page = page
         self._act = act
+        self._open = False  # inside one of the env's steps (guarded by lock)
+        self._taken: Any = None  # what act returned during this step
 
     def bump(self) -> None:
         """Invalidate every link on pages rendered so far (after a reset or a state load)."""
         with self.lock:
             self.version += 1
 
+    def begin_step(self) -> None:
+        """Accept one action from now on (the env is running one of its steps)."""
+        with self.lock:
+            self._open, self._taken = True, None
+
+    def end_step(self) -> Any:
+        """Stop accepting; return what ``act`` returned for this step's action, or None.
+
+        Takes the lock, so a request still being applied finishes first and a late one
+        finds the step closed.
+        """
+        with self.lock:
+            taken, self._open, self._taken = self._taken, False, None
+            return taken
+
     def render(self) -> str:
         with self.lock:
             return render_page(self._page(), version=self.version, inpage=self.inpage)
 
     def request(self, kind: str, arg: str, version: str) -> str:
-        """Apply ``kind(arg)`` if ``version`` is current; return the (new) current page."""
+        """Apply ``kind(arg)`` if a step is open and ``version`` is current; return the page."""
         with self.lock:
-            # The env refuses actions it did not ask for (act returns False): a request
-            # that arrives outside one of its steps changes nothing.
-            if version == str(self.version) and self._act(kind, arg):
-                self.version += 1
-                self.actions += 1
+            if self._open and self._taken is None and version == str(self.version):
+                self._taken = self._act(kind, arg)
+                if self._taken is not None:
+                    self.version += 1
+                    self.actions += 1
             return render_page(self._page(), version=self.version, inpage=self.inpage)
 
 
@@ -443,9 +476,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return self.server.shop.session(value)  # type: ignore[attr-defined]
         return None
 
+    def _host_ok(self) -> bool:
+        """Refuse a request not addressed to this server's own host:port (DNS rebinding)."""
+        host = self.headers.get("Host")
+        if host is None:
+            self._send(400, _message_page("Bad request", "The request has no Host header."))
+            return False
+        if host.strip().lower() != self.server.shop.host:  # type: ignore[attr-defined]
+            self._send(421, _message_page("Misdirected request", "This is not that host."))
+            return False
+        return True
+
     def do_GET(self) -> None:
         try:
-            self._get()
+            if self._host_ok():
+                self._get()
         except Exception as exc:  # a bug must not kill the server thread silently
             self._send(500, _message_page("Internal error", type(exc).__name__))
 
@@ -479,7 +524,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(404, _message_page("Not found", "There is no such page in this shop."))
 
     def _refuse(self) -> None:
-        self._send(405, _message_page("Method not allowed", "This shop only answers GET."))
+        if self._host_ok():
+            self._send(405, _message_page("Method not allowed", "This shop only answers GET."))
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
 
@@ -492,6 +538,59 @@ def _message_page(title: str, text: str) -> str:
     )
 
 
+#: Connections (each a thread) the server keeps open: a base plus a few per session, far
+#: more than a Chromium context uses (it keeps a handful of keep-alive sockets per origin).
+BASE_CONNECTIONS = 16
+CONNECTIONS_PER_SESSION = 8
+_BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
+class _BoundedHTTPServer(http.server.ThreadingHTTPServer):
+    """A threading HTTP server that holds at most ``limit()`` connections at once."""
+
+    daemon_threads = True
+    # Closing must not wait for an idle keep-alive connection's 15 s timeout.
+    block_on_close = False
+    request_queue_size = 64
+
+    def __init__(self, address: tuple[str, int], limit: Callable[[], int]) -> None:
+        super().__init__(address, _Handler)
+        self._limit = limit
+        self._count_lock = threading.Lock()
+        self.active = 0
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._count_lock:
+            full = self.active >= self._limit()
+            if not full:
+                self.active += 1
+        if full:
+            # Answered from the accepting thread: one small write to a fresh loopback socket
+            # never blocks for long, and no thread is started.
+            try:
+                request.settimeout(1.0)
+                request.sendall(_BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._count_lock:
+            self.active -= 1
+
+
 class ShopServer:
     """A loopback HTTP server for every :class:`ShopSession` of this process.
 
@@ -502,13 +601,14 @@ class ShopServer:
     def __init__(self) -> None:
         self._sessions: dict[str, ShopSession] = {}
         self._lock = threading.Lock()
-        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _BoundedHTTPServer(("127.0.0.1", 0), self.max_connections)
         # Chromium drops idle keep-alive and speculative connections; that is no error.
         self._httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self._httpd.shop = self  # type: ignore[attr-defined]
         host, port = self._httpd.server_address[:2]
         self.origin = f"http://{host}:{port}"
+        #: The only Host header answered (lower case).
+        self.host = f"{host}:{port}"
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             # shutdown() waits up to one poll interval; closing the last env should be quick.
@@ -518,6 +618,17 @@ class ShopServer:
         )
         self._thread.start()
         self.running = True
+
+    def max_connections(self) -> int:
+        """How many connections may be open at once (grows with the sessions)."""
+        with self._lock:
+            sessions = len(self._sessions)
+        return BASE_CONNECTIONS + CONNECTIONS_PER_SESSION * sessions
+
+    @property
+    def active_connections(self) -> int:
+        """Connections being served now."""
+        return self._httpd.active
 
     def session(self, secret: str) -> ShopSession | None:
         """The session whose cookie is ``secret`` (constant-time compare), or None."""

@@ -5,30 +5,55 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from functools import reduce
+from itertools import combinations
+from operator import or_
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import agentgym  # noqa: F401  (registers the ids)
+from agentgym.actions import extract_action
 from agentgym.core import TEXT_CHARSET
-from agentgym.environments.games.minesweeper import logic
-from agentgym.environments.games.minesweeper.env import MinesweeperEnv
-from agentgym.environments.games.minesweeper.logic import (
-    POSTERIOR_METHODS,
-    PosteriorSolver,
-    brute_force_posterior,
+from agentgym.draws import Draws
+from agentgym.environments.games.minesweeper.board import (
     cells_of,
     flood_mask,
     flood_reveal,
-    local_deduction,
-    mine_posterior,
     neighbour_counts,
     neighbours,
     place_mines,
 )
+from agentgym.environments.games.minesweeper.counting import (
+    POSTERIOR_METHODS,
+    count_component,
+)
+from agentgym.environments.games.minesweeper.deduction import local_deduction
+from agentgym.environments.games.minesweeper.env import PRESETS, MinesweeperEnv
+from agentgym.environments.games.minesweeper.solver import PosteriorSolver, mine_posterior
 
 F = Fraction
+
+
+def brute_force_posterior(rows, cols, mines, revealed, counts):
+    """Reference P(mine) by trying every placement of ``mines`` among the hidden cells
+    (exponential: tiny boards only)."""
+    n = rows * cols
+    hidden = [i for i in range(n) if not revealed[i]]
+    table = neighbours(rows, cols)
+    checks = [(set(table[i]), counts[i]) for i in range(n) if revealed[i]]
+    hits = dict.fromkeys(hidden, 0)
+    total = 0
+    for layout in combinations(hidden, mines):
+        chosen = set(layout)
+        if all(len(around & chosen) == k for around, k in checks):
+            total += 1
+            for c in layout:
+                hits[c] += 1
+    if total == 0:
+        raise ValueError("no mine layout is consistent with the revealed numbers")
+    return [Fraction(hits[i], total) if i in hits else None for i in range(n)]
 
 
 def cell(env: MinesweeperEnv, r: int, c: int) -> int:
@@ -63,7 +88,15 @@ def all_but(env: MinesweeperEnv, hidden: set[tuple[int, int]]) -> list[tuple[int
     ]
 
 
-# ---------------------------------------------------------------------------------- logic
+class RawOnly:
+    """A generator stand-in with nothing but ``bit_generator``: drawing through any
+    ``Generator`` method (whose streams NumPy does not promise to keep) raises."""
+
+    def __init__(self, seed: int) -> None:
+        self.bit_generator = np.random.PCG64(seed)
+
+
+# ---------------------------------------------------------------------------------- board
 def test_neighbours_of_corner_edge_and_centre():
     table = neighbours(3, 4)
     assert table[0] == (1, 4, 5)
@@ -108,6 +141,71 @@ def test_place_mines_avoids_the_first_cell_and_its_neighbours():
         place_mines(3, 3, 9, 4, np.random.default_rng(0))
 
 
+def test_mines_are_drawn_from_the_raw_bit_stream_only():
+    # Generator.choice / integers / permutation streams may change between NumPy releases;
+    # the raw words of the bit generator may not. A stand-in with only the bit generator
+    # must give the very same board as the real generator.
+    for seed in range(10):
+        assert place_mines(9, 9, 10, 40, RawOnly(seed)) == place_mines(  # type: ignore[arg-type]
+            9, 9, 10, 40, np.random.default_rng(seed)
+        )
+    # And so must a whole episode: the env draws through agentgym.draws only.
+    env, raw = MinesweeperEnv(rows=9, cols=9, mines=10), MinesweeperEnv(rows=9, cols=9, mines=10)
+    env.reset(seed=3)
+    raw.reset(seed=3)
+    raw._np_random = RawOnly(3)  # type: ignore[assignment]  # what reset(seed=3) seeded
+    assert env.step("reveal 5 5")[0] == raw.step("reveal 5 5")[0]
+    assert env._mine_cells == raw._mine_cells
+
+
+def _reference_flood(rows, cols, counts, revealed, flags, start):
+    """Breadth-first flood, one cell at a time: what flood_reveal must agree with."""
+    if revealed[start] or flags[start]:
+        return []
+    table = neighbours(rows, cols)
+    opened, queue = {start}, [start]
+    while queue:
+        c = queue.pop()
+        if counts[c] == 0:
+            for j in table[c]:
+                if j not in opened and not revealed[j] and not flags[j]:
+                    opened.add(j)
+                    queue.append(j)
+    return sorted(opened)
+
+
+def test_flood_on_bitmasks_matches_a_cell_by_cell_flood():
+    draws = Draws(np.random.default_rng(5))
+    for _ in range(400):
+        rows, cols = 1 + draws.below(16), 1 + draws.below(16)
+        n = rows * cols
+        mines = draws.sample(range(n), draws.below(n // 4 + 1))
+        counts = neighbour_counts(rows, cols, mines)
+        revealed = [draws.random() < 0.15 and i not in mines for i in range(n)]
+        flags = [draws.random() < 0.1 and not revealed[i] for i in range(n)]
+        safe = [i for i in range(n) if i not in mines]
+        if not safe:
+            continue
+        start = draws.pick(safe)
+        expected = _reference_flood(rows, cols, counts, revealed, flags, start)
+        assert flood_reveal(rows, cols, counts, revealed, flags, start) == expected
+        zeros = sum(1 << i for i in range(n) if counts[i] == 0)
+        closed = sum(1 << i for i in range(n) if revealed[i] or flags[i])
+        assert cells_of(flood_mask(rows, cols, zeros, closed, start)) == expected
+    # By hand: 3x3 with a mine in the top-right corner (numbers 0 1 0 / 0 1 1 / 0 0 0). The 0s
+    # flood everything else; the mine's own 0 is never reached, as no 0 touches it.
+    assert flood_mask(3, 3, 0b111001101, 0, 6) == 0b111111011
+
+
+def test_cells_of_sparse_and_dense_masks():
+    assert cells_of(0) == []
+    assert cells_of(0b1011) == [0, 1, 3]
+    dense = (1 << 81) - 1 - (1 << 40)
+    assert cells_of(dense) == [i for i in range(81) if i != 40]
+    assert cells_of(1 << 255) == [255]
+
+
+# ---------------------------------------------------------------------------------- posterior
 def test_posterior_corner_one_weights_the_unconstrained_cells():
     # 3x3, 2 mines, only the top-left corner revealed showing 1: one mine among its three
     # hidden neighbours, the other among the 5 far cells. 3 * C(5, 1) = 15 layouts.
@@ -148,8 +246,7 @@ def test_posterior_one_one_pattern_on_a_wall():
     # 3x4: top row hidden over "1 1 1 ." and a row of zeros. The wall "1 1" clears (1,3),
     # the "." clears (1,3) and (1,4), and the rest pins the mine on (1,2).
     rows, cols = 3, 4
-    mines = [1]  # (1, 2)
-    counts = neighbour_counts(rows, cols, mines)
+    counts = neighbour_counts(rows, cols, [1])  # the mine on (1, 2)
     revealed = [False] * 4 + [True] * 8
     assert counts[4:8] == [1, 1, 1, 0]
     post = mine_posterior(rows, cols, 1, revealed, counts)
@@ -171,8 +268,8 @@ def _random_states(rows: int, cols: int, mines: int, seed: int, limit: int = 20_
     """
     env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
     env.reset(seed=seed)
-    rng = np.random.default_rng(seed + 1000)
-    first = int(rng.integers(rows * cols))
+    draws = Draws(np.random.default_rng(seed + 1000))
+    first = draws.below(rows * cols)
     env.step(f"reveal {first // cols + 1} {first % cols + 1}")
     states = []
     while env._status == "playing":
@@ -180,15 +277,15 @@ def _random_states(rows: int, cols: int, mines: int, seed: int, limit: int = 20_
         post = env.posterior()
         if math.comb(hidden, mines) <= limit:
             states.append((list(env._revealed), list(env._counts), post))
-        if rng.random() < 0.2:
+        if draws.random() < 0.2:
             sure = [i for i in range(env._n) if post.numerators[i] == post.denominator]
             sure = [i for i in sure if not env._flags[i]]
             if sure:
-                i = sure[int(rng.integers(len(sure)))]
+                i = draws.pick(sure)
                 env.step(f"flag {i // cols + 1} {i % cols + 1}")
                 continue
         safe = [i for i in range(env._n) if not env._revealed[i] and not env._is_mine[i]]
-        i = safe[int(rng.integers(len(safe)))]
+        i = draws.pick(safe)
         env.step(f"reveal {i // cols + 1} {i % cols + 1}")
     return states
 
@@ -250,55 +347,6 @@ def test_exact_methods_agree_on_a_long_frontier():
     assert compared > 20
 
 
-def _reference_flood(rows, cols, counts, revealed, flags, start):
-    """Breadth-first flood, one cell at a time: what flood_reveal must agree with."""
-    if revealed[start] or flags[start]:
-        return []
-    table = neighbours(rows, cols)
-    opened, queue = {start}, [start]
-    while queue:
-        cell = queue.pop()
-        if counts[cell] == 0:
-            for j in table[cell]:
-                if j not in opened and not revealed[j] and not flags[j]:
-                    opened.add(j)
-                    queue.append(j)
-    return sorted(opened)
-
-
-def test_flood_on_bitmasks_matches_a_cell_by_cell_flood():
-    rng = np.random.default_rng(5)
-    for _ in range(400):
-        rows, cols = (int(x) for x in rng.integers(1, 17, size=2))
-        n = rows * cols
-        mines = [
-            int(i) for i in rng.choice(n, size=int(rng.integers(0, n // 4 + 1)), replace=False)
-        ]
-        counts = neighbour_counts(rows, cols, mines)
-        revealed = [bool(rng.random() < 0.15) and i not in mines for i in range(n)]
-        flags = [bool(rng.random() < 0.1) and not revealed[i] for i in range(n)]
-        safe = [i for i in range(n) if i not in mines]
-        if not safe:
-            continue
-        start = safe[int(rng.integers(len(safe)))]
-        expected = _reference_flood(rows, cols, counts, revealed, flags, start)
-        assert flood_reveal(rows, cols, counts, revealed, flags, start) == expected
-        zeros = sum(1 << i for i in range(n) if counts[i] == 0)
-        closed = sum(1 << i for i in range(n) if revealed[i] or flags[i])
-        assert cells_of(flood_mask(rows, cols, zeros, closed, start)) == expected
-    # By hand: 3x3 with a mine in the top-right corner (numbers 0 1 0 / 0 1 1 / 0 0 0). The 0s
-    # flood everything else; the mine's own 0 is never reached, as no 0 touches it.
-    assert flood_mask(3, 3, 0b111001101, 0, 6) == 0b111111011
-
-
-def test_cells_of_sparse_and_dense_masks():
-    assert cells_of(0) == []
-    assert cells_of(0b1011) == [0, 1, 3]
-    dense = (1 << 81) - 1 - (1 << 40)
-    assert cells_of(dense) == [i for i in range(81) if i != 40]
-    assert cells_of(1 << 255) == [255]
-
-
 def test_solver_follows_reveals_and_settles_certain_cells():
     # 1x5 strip with the mine on the last cell: numbers 0 0 0 1 0.
     solver = PosteriorSolver(1, 5, 1, neighbour_counts(1, 5, [4]))
@@ -320,15 +368,16 @@ def test_solver_follows_reveals_and_settles_certain_cells():
 def test_solver_gives_the_same_numbers_however_the_cells_arrive():
     # Mid-game states of 6x6 / 7-mine games, fed to a solver in shuffled batches with a
     # question after each batch (so it works incrementally from every intermediate state).
-    rng = np.random.default_rng(11)
+    draws = Draws(np.random.default_rng(11))
     checked = 0
     for seed in range(6):
         for revealed, counts, incremental in _random_states(6, 6, 7, seed, limit=10**12):
             cells = [i for i in range(36) if revealed[i]]
-            order = [cells[int(j)] for j in rng.permutation(len(cells))]
+            order = list(cells)
+            draws.shuffle(order)
             solver = PosteriorSolver(6, 6, 7, counts)
             while order:
-                size = int(rng.integers(1, 6))
+                size = 1 + draws.below(5)
                 solver.reveal(order[:size])
                 solver.posterior()
                 order = order[size:]
@@ -348,7 +397,7 @@ def test_solver_refuses_numbers_no_layout_explains():
     with pytest.raises(ValueError, match="consistent"):
         solver.posterior()
     with pytest.raises(ValueError, match="method"):
-        PosteriorSolver(1, 3, 1, [0, 1, 0], method="guess")
+        PosteriorSolver(1, 3, 1, [0, 1, 0], method="backtrack")  # a counter no longer kept
 
 
 def test_budget_exhaustion_degrades_to_sound_local_deduction():
@@ -388,6 +437,20 @@ def test_first_reveal_is_safe_scores_two_and_opens_an_area():
         assert not terminated or info["success"]
 
 
+def test_flags_are_legal_only_once_the_mines_exist():
+    env = MinesweeperEnv()
+    _, info = env.reset(seed=0)
+    assert info["available_actions"] == [
+        f"reveal {r} {c}" for r in range(1, 6) for c in range(1, 6)
+    ]
+    obs, reward, terminated, truncated, info = env.step("flag 2 2")
+    assert (reward, terminated, truncated, info["valid_action"]) == (-1.0, False, False, False)
+    assert "first reveal" in info["action_error"] and env._mine_cells == []
+    assert env.score_actions(["flag 2 2"]) == [-1.0]
+    _, _, _, _, info = env.step("reveal 3 3")
+    assert any(a.startswith("flag") for a in info["available_actions"])
+
+
 def test_reveal_of_a_certain_safe_cell_scores_two():
     env = MinesweeperEnv(rows=3, cols=3, mines=1)
     # "1 2 1"-style: mine at (1,1); the corner (3,3) region is open, (1,2),(1,3) are hidden.
@@ -414,7 +477,7 @@ def test_correct_flag_scores_one_and_flags_are_then_off_limits():
     before = env.get_state()
     for action in ("flag 1 1", "reveal 1 1"):
         _, reward, terminated, _, info = env.step(action)
-        assert (reward, terminated, info["valid_action"]) == (0.0, False, False)
+        assert (reward, terminated, info["valid_action"]) == (-1.0, False, False)
         assert "flagged" in info["action_error"]
     assert json.loads(env.get_state())["state"] == json.loads(before)["state"]
     # Flags are not knowledge: the posterior of the flagged cell is still computed, P = 1.
@@ -427,18 +490,24 @@ CORNER = {"rows": 3, "cols": 4, "mines": 2}
 CORNER_MINES = [(1, 2), (3, 4)]
 
 
-def test_wrong_flag_scores_minus_one_and_ends_the_episode():
+def test_flag_on_a_safe_cell_scores_minus_one_and_ends_the_episode():
     env = MinesweeperEnv(**CORNER)
-    # Nothing is certain, so any flag is wrong, on a mine or not.
     load_board(env, CORNER_MINES, [(1, 1)])
-    obs, reward, terminated, _, info = env.step("flag 1 2")
-    assert (reward, terminated, info["success"]) == (-1.0, True, False)
+    obs, reward, terminated, truncated, info = env.step("flag 2 2")  # not a mine
+    assert (reward, terminated, truncated, info["success"]) == (-1.0, True, False, False)
     assert info["reward_components"] == {"process": -1.0, "outcome": 0.0}
-    assert "not certain to be a mine" in obs
-    # Flagging before the first reveal is wrong too: every cell is safe then.
-    env.reset(seed=0)
-    _, reward, terminated, _, _ = env.step("flag 2 2")
-    assert (reward, terminated) == (-1.0, True)
+    assert "which is not a mine" in obs
+
+
+def test_flag_on_an_uncertain_mine_scores_minus_one_and_play_goes_on():
+    # (1,2) is a mine, but the numbers give it P = 1/3: the flag is a lucky guess. It is
+    # scored as one (-1) and stands, since the board, not the oracle, decides what happens.
+    env = MinesweeperEnv(**CORNER)
+    load_board(env, CORNER_MINES, [(1, 1)])
+    obs, reward, terminated, truncated, info = env.step("flag 1 2")
+    assert (reward, terminated, truncated) == (-1.0, False, False)
+    assert info["p_mine"] == pytest.approx(1 / 3) and env._flags[cell(env, 1, 2)]
+    assert "Flags placed: 1." in obs
 
 
 def test_lowest_probability_reveal_scores_one_when_nothing_is_safe():
@@ -484,16 +553,39 @@ def test_revealing_the_last_safe_cell_wins():
     assert "You win" in obs and info["available_actions"] == []
 
 
-def test_step_budget_ends_the_episode_and_counts_invalid_actions():
+def test_step_budget_truncates_and_says_so():
     env = MinesweeperEnv(max_steps=3)
     env.reset(seed=0)
     env.step("reveal 1 1")
-    _, reward, terminated, _, info = env.step("gibberish")
-    assert (reward, terminated, info["valid_action"]) == (0.0, False, False)
-    obs, reward, terminated, _, info = env.step("reveal 1 1")  # already revealed: invalid
-    assert terminated and not info["success"] and info["invalid_actions"] == 2
-    assert info["reward_components"]["outcome"] == 0.0
-    assert "no steps left" in obs and "Steps left: 0." in obs
+    _, reward, terminated, truncated, info = env.step("gibberish")
+    assert (reward, terminated, truncated, info["valid_action"]) == (-1.0, False, False, False)
+    obs, reward, terminated, truncated, info = env.step("reveal 1 1")  # revealed: invalid
+    assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_steps")
+    assert not info["success"] and info["invalid_actions"] == 2
+    assert info["reward_components"] == {"process": -1.0, "outcome": 0.0}
+    assert "no steps left" in obs and "Steps left: 0." in obs and "*" in obs
+
+
+def test_invalid_actions_cost_the_penalty_and_end_the_episode_at_the_limit():
+    env = MinesweeperEnv()
+    env.reset(seed=0)
+    env.step("reveal 3 3")
+    for k in (1, 2):
+        _, reward, terminated, truncated, info = env.step("reveal 3 3")
+        assert (reward, terminated, truncated, info["invalid_actions"]) == (-1.0, False, False, k)
+    obs, reward, terminated, truncated, info = env.step("nonsense")
+    assert (reward, terminated, truncated, info["truncated_by"]) == (
+        -1.0,
+        False,
+        True,
+        "max_invalid",
+    )
+    assert "too many invalid actions" in obs
+    # Other settings are honoured, as for every family.
+    env = MinesweeperEnv(invalid_penalty=0.0, max_invalid=1)
+    env.reset(seed=0)
+    _, reward, _, truncated, info = env.step("nonsense")
+    assert (reward, truncated, info["truncated_by"]) == (0.0, True, "max_invalid")
 
 
 @pytest.mark.parametrize(
@@ -505,6 +597,8 @@ def test_step_budget_ends_the_episode_and_counts_invalid_actions():
         "open 2,3",
         "reveal (2, 3)",
         "reveal row 2 col 3",
+        "reveal r2 c3",
+        "reveal 23",
         "<action>reveal 2 3</action>",
         "I think... <action> Reveal(2,3). </action>",
         "reveal 02 3",
@@ -518,7 +612,7 @@ def test_lenient_formats_parse(action):
     assert reward == 2.0 and env._revealed[cell(env, 2, 3)]
 
 
-@pytest.mark.parametrize("action", ["f 2 3", "FLAG (2,3)", "mark 2, 3"])
+@pytest.mark.parametrize("action", ["f 2 3", "FLAG (2,3)", "mark 2, 3", "flag column 3 row 2"])
 def test_flag_verbs_parse(action):
     env = MinesweeperEnv(rows=3, cols=3, mines=1)
     load_board(env, [(2, 3)], all_but(env, {(1, 2), (1, 3), (2, 3)}))
@@ -530,18 +624,20 @@ def test_flag_verbs_parse(action):
     [
         ("", "empty"),
         ("upp", "unknown command"),
-        ("reveal", "two whole numbers"),
-        ("reveal 3", "two whole numbers"),
-        ("reveal 10 10 10", "two whole numbers"),
-        ("reveal 3.5 2", "two whole numbers"),
-        ("reveal a b", "two whole numbers"),
-        ("reveal ３ ４", "two whole numbers"),
-        ("reveal 0 0", "row 0 is off the board"),
-        ("reveal 2 6", "column 6 is off the board"),
-        ("flag " + "9" * 500 + " 1", "must be in"),
+        ("42", "starts with reveal or flag"),
+        ("reveal", "missing row and column"),
+        ("reveal 3", "missing column"),
+        ("reveal 10 10 10", "too many numbers"),
+        ("reveal 3.5 2", "too many numbers"),
+        ("reveal a b", "unexpected"),
+        ("reveal ３ ４", "unexpected"),
+        ("reveal 0 0", "row 0 is out of range; it must be 1-5"),
+        ("reveal 2 6", "column 6 is out of range"),
+        ("flag " + "9" * 500 + " 1", "too long"),
         ("x" * 100_000, "limit"),
         ("unflag 1 1", "unknown command"),
-        ("reveal\x00 1 1", "unknown command"),
+        ("reveal\x00 1 1", "unexpected"),
+        ("reveal ROW COL", "reveal ROW COL"),
     ],
 )
 def test_bad_actions_are_invalid_with_a_clear_error_and_change_nothing(action, fragment):
@@ -549,13 +645,13 @@ def test_bad_actions_are_invalid_with_a_clear_error_and_change_nothing(action, f
     env.reset(seed=0)
     env.step("reveal 3 3")
     before = env.get_state()
-    obs, reward, terminated, _, info = env.step(action)
-    assert (reward, terminated, info["valid_action"]) == (0.0, False, False)
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert (reward, terminated, truncated, info["valid_action"]) == (-1.0, False, False, False)
     assert fragment in info["action_error"]
     assert info["invalid_actions"] == 1 and info["p_mine"] is None
     after = json.loads(env.get_state())
     assert after["state"] == json.loads(before)["state"]
-    assert env.score_actions([action]) == [0.0]
+    assert env.score_actions([action]) == [-1.0]
 
 
 def test_revealed_cell_is_invalid():
@@ -563,7 +659,7 @@ def test_revealed_cell_is_invalid():
     env.reset(seed=0)
     env.step("reveal 3 3")
     _, reward, _, _, info = env.step("reveal 3 3")
-    assert reward == 0.0 and "already revealed" in info["action_error"]
+    assert reward == -1.0 and "already revealed" in info["action_error"]
     _, _, _, _, info = env.step("flag 3 3")
     assert "already revealed" in info["action_error"]
 
@@ -573,7 +669,7 @@ def test_degraded_oracle_is_flagged_in_info_and_stays_sound():
     _, info = env.reset(seed=4)
     assert info["oracle_degraded"] is False
     _, _, _, _, info = env.step("reveal 5 5")
-    assert info["oracle_degraded"] is False  # before the first reveal nothing is enumerated
+    assert info["oracle_degraded"] is False  # before the first reveal nothing is counted
     degraded = env.posterior()
     exact = mine_posterior(9, 9, 10, env._revealed, env._counts)
     assert degraded.degraded and not exact.degraded
@@ -586,11 +682,61 @@ def test_degraded_oracle_is_flagged_in_info_and_stays_sound():
     assert info["oracle_degraded"] is True
 
 
+def test_a_provable_flag_stands_when_the_oracle_runs_out_of_budget():
+    # The issue's case: 6x6, 8 mines, posterior_budget=1, seed 0. After the first reveal
+    # the numbers prove (3,6) is a mine ("1" at (1,5) puts one mine on (1,6)/(2,6), "1" at
+    # (2,4) at most one on (3,4)/(3,5), so the "3" at (2,5) needs (3,6)); local deduction
+    # does not see it. The flag used to score -1 and end the game as a wrong flag.
+    exact = MinesweeperEnv(rows=6, cols=6, mines=8)
+    tiny = MinesweeperEnv(rows=6, cols=6, mines=8, posterior_budget=1)
+    for env in (exact, tiny):
+        env.reset(seed=0)
+        env.step("reveal 1 1")
+    assert exact._is_mine[cell(exact, 3, 6)]
+    assert exact.score_actions(["flag 3 6"]) == [1.0]
+    obs_e, reward_e, term_e, trunc_e, info_e = exact.step("flag 3 6")
+    obs_t, reward_t, term_t, trunc_t, info_t = tiny.step("flag 3 6")
+    assert (term_t, trunc_t, obs_t) == (term_e, trunc_e, obs_e)
+    assert not term_t and tiny._flags[cell(tiny, 3, 6)]
+    # The reward is the degraded verdict (not provable by local deduction), marked as such.
+    assert (reward_e, info_e["oracle_degraded"]) == (1.0, False)
+    assert (reward_t, info_t["oracle_degraded"]) == (-1.0, True)
+
+
+def test_termination_does_not_depend_on_the_posterior_budget():
+    # Same boards, same actions, budget 1 vs the default: the episodes must end at the same
+    # step in the same way with the same observations. The actions flag every mine the
+    # exact posterior proves (first those local deduction misses), else follow the oracle.
+    degraded_flags = 0
+    for seed in range(8):
+        exact = MinesweeperEnv(rows=6, cols=6, mines=8)
+        tiny = MinesweeperEnv(rows=6, cols=6, mines=8, posterior_budget=1)
+        obs_e, _ = exact.reset(seed=seed)
+        obs_t, _ = tiny.reset(seed=seed)
+        assert obs_e == obs_t
+        done = False
+        while not done:
+            action = exact.oracle_actions()[0]
+            if exact._placed:
+                pe, pt = exact.posterior(), tiny.posterior()
+                proved = [i for i in exact._open_flag if pe.numerators[i] == pe.denominator]
+                unseen = [i for i in proved if pt.numerators[i] != pt.denominator]
+                if proved:
+                    i = (unseen or proved)[0]
+                    action = f"flag {i // 6 + 1} {i % 6 + 1}"
+                    degraded_flags += bool(unseen)
+            obs_e, _, term_e, trunc_e, _ = exact.step(action)
+            obs_t, _, term_t, trunc_t, _ = tiny.step(action)
+            assert (obs_t, term_t, trunc_t) == (obs_e, term_e, trunc_e), (seed, action)
+            done = term_e or trunc_e
+    assert degraded_flags > 0  # the budget-1 oracle could not prove some of the flags
+
+
 def test_oracle_actions_are_the_top_scored_legal_actions():
     env = MinesweeperEnv(rows=6, cols=6, mines=7)
     for seed in range(5):
         _, info = env.reset(seed=seed)
-        assert env.oracle_actions() == [a for a in info["available_actions"] if "reveal" in a]
+        assert env.oracle_actions() == info["available_actions"]  # every first reveal is safe
         done = False
         while not done:
             legal = info["available_actions"]
@@ -598,8 +744,27 @@ def test_oracle_actions_are_the_top_scored_legal_actions():
             best = env.oracle_actions()
             top = max(scores)
             assert best == [a for a, s in zip(legal, scores, strict=True) if s == top]
-            _, reward, done, _, info = env.step(best[0])
+            _, reward, done, truncated, info = env.step(best[0])
             assert reward - info["reward_components"]["outcome"] == top
+            done = done or truncated
+
+
+def test_oracle_actions_follow_the_reward_constants():
+    # With a certain flag worth more than a safe reveal, the oracle flags first.
+    env = MinesweeperEnv(rows=3, cols=3, mines=1, certain_flag_reward=5.0)
+    load_board(env, [(1, 1)], all_but(env, {(1, 1), (1, 2), (1, 3)}))
+    assert env.oracle_actions() == ["flag 1 1"]
+    assert env.score_actions(["flag 1 1", "reveal 1 2"]) == [5.0, 2.0]
+    # And the other constants are what the steps pay.
+    env = MinesweeperEnv(
+        **CORNER, guess_reward=0.5, other_reveal_reward=-0.25, uncertain_flag_reward=-3.0
+    )
+    load_board(env, CORNER_MINES, [(1, 1)])
+    assert env.score_actions(["reveal 1 3", "reveal 2 2", "flag 2 2"]) == [0.5, -0.25, -3.0]
+    env = MinesweeperEnv(rows=3, cols=3, mines=1, win_reward=10.0, safe_reveal_reward=0.5)
+    load_board(env, [(1, 1)], all_but(env, {(1, 1), (1, 2)}))
+    _, reward, terminated, _, info = env.step("reveal 1 2")
+    assert terminated and info["reward_components"] == {"process": 0.5, "outcome": 10.0}
 
 
 def test_oracle_agent_wins_most_default_games():
@@ -625,12 +790,28 @@ def test_same_seed_same_board_and_snapshots_capture_the_placement():
     assert b.step("reveal 2 2")[0] == obs_a and a._mine_cells == b._mine_cells
     b.set_state(snapshot)
     assert b.step("reveal 2 2")[0] == obs_a and b._mine_cells == a._mine_cells
+    # Different seeds, different boards (on 9x9 / 10, where two of 20 boards agree with
+    # odds of about 1 in 10^9; on 5x5 / 5 seeds 2 and 9 happen to share one of 4,368).
+    big = MinesweeperEnv(rows=9, cols=9, mines=10)
     layouts = set()
-    for seed in range(10):
-        a.reset(seed=seed)
-        a.step("reveal 2 2")
-        layouts.add(tuple(a._mine_cells))
-    assert len(layouts) == 10
+    for seed in range(20):
+        big.reset(seed=seed)
+        big.step("reveal 2 2")
+        layouts.add(tuple(big._mine_cells))
+    assert len(layouts) == 20
+
+
+def test_snapshot_of_another_board_size_is_refused():
+    # A 9x9 snapshot used to crash a 5x5 env with IndexError.
+    big = MinesweeperEnv(rows=9, cols=9, mines=10)
+    big.reset(seed=2)
+    big.step("reveal 5 5")
+    small = MinesweeperEnv()
+    with pytest.raises(ValueError, match=r"cols.*mines.*rows"):
+        small.set_state(big.get_state())
+    other = MinesweeperEnv(rows=9, cols=9, mines=10, guess_reward=0.5)
+    with pytest.raises(ValueError, match="guess_reward"):
+        other.set_state(big.get_state())
 
 
 def test_observation_is_labelled_ascii_and_fits():
@@ -642,10 +823,41 @@ def test_observation_is_labelled_ascii_and_fits():
     assert "Steps left: 512." in lines[0]
     assert lines[2].split() == [str(c) for c in range(1, 17)]
     assert lines[3].split() == ["1", *["#"] * 16] and lines[18].split()[0] == "16"
-    assert "Legend: # hidden, F flagged" in obs and "<action>reveal 2 3</action>" in obs
+    assert "Legend: # hidden, F flagged" in obs
+    assert (
+        lines[-1]
+        == "Legal now: reveal any cell (rows 1-16, columns 1-16); flags after the first reveal."
+    )
     obs, *_ = env.step("reveal 8 8")
+    assert obs.splitlines()[-1] == "Legal now: reveal or flag any # cell (rows 1-16, columns 1-16)."
     assert "Steps left: 511." in obs and "." in "".join(obs.splitlines()[3:19])
     assert info["safe_cells_left"] == 216 and info["oracle_degraded"] is False
+
+
+def test_rules_stand_in_the_system_prompt_only_and_fit_the_board():
+    env = MinesweeperEnv(rows=7, cols=12, mines=9)
+    obs, _ = env.reset(seed=0)
+    prompt = env.system_prompt()
+    assert "7x12 grid" in env.rules and "ROW 1-7 and COL 1-12" in env.rules
+    assert env.rules in prompt and "<action>" in prompt
+    # The observation shows the state, not the rules paragraph again.
+    for sentence in ("The first reveal is always safe", "<action>", "Reveal every cell"):
+        assert sentence not in obs
+    # The rules follow the invalid-action policy the env was built with.
+    assert "costs -2" in MinesweeperEnv(preset="vpr").rules
+
+
+def test_copying_the_example_move_is_not_rewarded():
+    for kwargs in ({}, {"rows": 9, "cols": 9, "mines": 10}, {"preset": "vpr"}):
+        env = MinesweeperEnv(**kwargs)
+        env.reset(seed=0)
+        env.step("reveal 3 3")
+        start = env.rules.index("<action>")
+        example = env.rules[start : env.rules.index("</action>", start) + len("</action>")]
+        assert extract_action(example)[0] == "reveal ROW COL"
+        assert env.score_actions([example]) == [env.invalid_penalty]
+        _, reward, _, _, info = env.step(example)
+        assert not info["valid_action"] and reward == env.invalid_penalty < 0
 
 
 @pytest.mark.parametrize(
@@ -662,6 +874,11 @@ def test_observation_is_labelled_ascii_and_fits():
         {"posterior_budget": 0},
         {"mines": 2.5},
         {"score_process": "yes"},
+        {"invalid_penalty": 1.0},
+        {"max_invalid": 0},
+        {"guess_reward": float("nan")},
+        {"win_reward": "1"},
+        {"preset": "paper"},
     ],
 )
 def test_bad_kwargs_are_refused(kwargs):
@@ -677,20 +894,81 @@ def test_edge_kwargs_are_accepted():
         assert info["reward_components"]["process"] == 2.0
 
 
-def test_skipping_process_scoring_keeps_flags_honest():
+def test_vpr_preset_is_the_papers_configuration():
+    env = MinesweeperEnv(preset="vpr")
+    config = env.config()
+    assert {k: config[k] for k in PRESETS["vpr"]} == PRESETS["vpr"]
+    assert (env.rows, env.cols, env.mines, env.max_steps) == (5, 5, 5, 25)
+    assert (env.invalid_penalty, env.max_invalid) == (-2.0, 1)
+    # A kwarg that agrees with the preset is fine; one set to another value overrides it.
+    assert MinesweeperEnv(preset="vpr", rows=5, invalid_penalty=-2.0).config() == config
+    longer = MinesweeperEnv(preset="vpr", max_steps=50, certain_flag_reward=2.0).config()
+    assert longer == {**config, "max_steps": 50, "certain_flag_reward": 2.0}
+    # The default env differs only in the invalid-action policy and the step budget.
+    default = MinesweeperEnv().config()
+    assert sorted(k for k in PRESETS["vpr"] if default[k] != config[k]) == [
+        "invalid_penalty",
+        "max_invalid",
+        "max_steps",
+    ]
+
+
+def test_vpr_preset_rewards_equal_the_papers_constants():
+    # The paper: +2 safe reveal, +1 certain flag, +1 lowest-P reveal when nothing is safe,
+    # 0 any other reveal, -1 a flag that is not certain (ending the game on a safe cell),
+    # -2 an invalid action, which ends the episode. Two hand-built 5x5 / 5-mine boards.
+    env = MinesweeperEnv(preset="vpr")
+    # Board 1: everything revealed but the 5 mines and (1,3), (2,5), (4,5), all provably safe.
+    mines = [(1, 1), (1, 2), (5, 1), (5, 5), (3, 5)]
+    hidden = {*mines, (1, 3), (2, 5), (4, 5)}
+    load_board(env, mines, all_but(env, hidden))
+    truth = brute_force_posterior(5, 5, 5, env._revealed, env._counts)
+    assert [truth[cell(env, *rc)] for rc in [(1, 3), (2, 5), (4, 5)]] == [0, 0, 0]
+    assert all(truth[cell(env, *rc)] == 1 for rc in mines)
+    assert env.score_actions(["reveal 1 3", "flag 1 1", "reveal 1 1", "flag 1 3"]) == [
+        2.0,
+        1.0,
+        0.0,
+        -1.0,
+    ]
+    _, reward, terminated, _, _ = env.step("flag 1 3")  # a safe cell: the game ends
+    assert (reward, terminated) == (-1.0, True)
+    # Board 2: only the top-left corner revealed, showing 1. Its neighbours have P = 1/3,
+    # the 21 far cells 4/21: nothing is safe, so the far cells are the best guesses.
+    mines = [(1, 2), (4, 4), (4, 5), (5, 4), (5, 5)]
+    load_board(env, mines, [(1, 1)])
+    truth = brute_force_posterior(5, 5, 5, env._revealed, env._counts)
+    assert truth[cell(env, 2, 2)] == F(1, 3) and truth[cell(env, 3, 3)] == F(4, 21)
+    assert env.score_actions(["reveal 3 3", "reveal 2 2", "flag 1 2", "nonsense"]) == [
+        1.0,
+        0.0,
+        -1.0,
+        -2.0,
+    ]
+    _, reward, terminated, truncated, info = env.step("nonsense")
+    assert (reward, terminated, truncated, info["truncated_by"]) == (
+        -2.0,
+        False,
+        True,
+        "max_invalid",
+    )
+
+
+def test_skipping_process_scoring_keeps_the_game_and_asks_no_oracle():
     env = MinesweeperEnv(**CORNER, score_process=False)
     load_board(env, CORNER_MINES, [(1, 1)])
-    _, reward, terminated, _, info = env.step("flag 1 2")
-    assert (reward, terminated) == (0.0, True)  # same ending as when scored, no reward
+    _, reward, terminated, _, info = env.step("flag 2 2")  # a safe cell
+    assert (reward, terminated, info["p_mine"]) == (0.0, True, None)  # same ending, no reward
     assert env.score_actions(["reveal 1 3"]) == [0.0]  # the episode is over
     load_board(env, CORNER_MINES, [(1, 1)])
+    _, reward, terminated, _, info = env.step("flag 1 2")  # a mine: the flag stands
+    assert (reward, terminated, info["p_mine"]) == (0.0, False, None)
     _, reward, terminated, _, info = env.step("reveal 1 3")
     assert (reward, terminated, info["p_mine"]) == (0.0, False, None)
     # Explicit requests still score. With (1,3) = 1 revealed too, by hand: (1,4), (2,3) and
-    # (2,4) have P = 1/11 (the lowest), the bottom row 2/11, (1,2) and (2,2) 4/11, (2,1) 3/11.
+    # (2,4) have P = 1/11 (the lowest), the bottom row 2/11, (2,2) 4/11, (2,1) 3/11.
     post = env.posterior()
-    assert [post.fraction(i) for i in (1, 3, 4, 5, 6, 7, 8)] == [
-        F(4, 11),
+    assert [post.fraction(i) for i in (3, 4, 5, 6, 7, 8)] == [
         F(1, 11),
         F(3, 11),
         F(4, 11),
@@ -702,9 +980,9 @@ def test_skipping_process_scoring_keeps_flags_honest():
 
 
 def test_incremental_posterior_equals_scratch_counts_along_9x9_games():
-    # The env's solver keeps components, memo and settled cells between steps; the class
-    # backtracking from scratch shares none of that. Same exact numbers at every state, and
-    # the 9x9 posterior never degrades.
+    # The env's solver keeps components, memo and settled cells between steps; the counting
+    # DP from scratch shares none of that. Same exact numbers at every state, and the 9x9
+    # posterior never degrades.
     env = MinesweeperEnv(rows=9, cols=9, mines=10)
     compared = 0
     for seed in range(6):
@@ -712,21 +990,20 @@ def test_incremental_posterior_equals_scratch_counts_along_9x9_games():
         while env._status == "playing":
             if env._placed:
                 post = env.posterior()
-                scratch = mine_posterior(9, 9, 10, env._revealed, env._counts, method="backtrack")
+                scratch = mine_posterior(9, 9, 10, env._revealed, env._counts, method="transfer")
                 assert post == scratch and not post.degraded
                 compared += 1
             env.step(env.oracle_actions()[0])
     assert compared > 40
 
 
-def _mixed_play(env: MinesweeperEnv, rng: np.random.Generator) -> str:
+def _mixed_play(env: MinesweeperEnv, draws: Draws) -> str:
     """An action a sloppy agent might take: mostly oracle moves, some random legal ones
     (guesses, wrong flags), some certain flags, some invalid text."""
     legal = env._legal_actions() or []
-    u = rng.random()
+    u = draws.random()
     if u < 0.7:
-        best = env.oracle_actions()
-        return best[int(rng.integers(len(best)))]
+        return draws.pick(env.oracle_actions())
     if u < 0.8:
         post = env.posterior()
         sure = [
@@ -735,19 +1012,19 @@ def _mixed_play(env: MinesweeperEnv, rng: np.random.Generator) -> str:
             if post.numerators[i] == post.denominator and not env._flags[i]
         ]
         if sure:
-            return sure[int(rng.integers(len(sure)))]
+            return draws.pick(sure)
     if u < 0.9 and legal:
-        return legal[int(rng.integers(len(legal)))]
-    return ["REVEAL 1 1", "reveal 0 0", "flag", "r (2, 2)"][int(rng.integers(4))]
+        return draws.pick(legal)
+    return draws.pick(["REVEAL 1 1", "reveal 0 0", "flag", "r (2, 2)"])
 
 
 @pytest.mark.parametrize(("rows", "cols", "mines"), [(6, 6, 7), (9, 9, 10)])
 def test_incremental_state_matches_a_fresh_load_after_every_step(rows, cols, mines):
     # The env keeps the observation, the action list and the posterior up to date step by
     # step; a fresh env loading the same snapshot builds them from nothing. They must agree.
-    env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
-    fresh = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
-    rng = np.random.default_rng(rows)
+    env = MinesweeperEnv(rows=rows, cols=cols, mines=mines, max_invalid=1000)
+    fresh = MinesweeperEnv(rows=rows, cols=cols, mines=mines, max_invalid=1000)
+    draws = Draws(np.random.default_rng(rows))
     steps = 0
     for seed in range(8):
         obs, info = env.reset(seed=seed)
@@ -760,36 +1037,35 @@ def test_incremental_state_matches_a_fresh_load_after_every_step(rows, cols, min
             assert fresh.score_actions(legal) == env.score_actions(legal)
             assert fresh.oracle_actions() == env.oracle_actions()
             assert fresh.posterior() == env.posterior()
-            obs, _, done, _, info = env.step(_mixed_play(env, rng))
+            obs, _, terminated, truncated, info = env.step(_mixed_play(env, draws))
+            done = terminated or truncated
             steps += 1
     assert steps > 40
 
 
 def test_skipping_process_scoring_changes_nothing_but_the_rewards():
-    # Reveals skip the posterior with score_process=False; flags (which it judges) do not.
-    scored = MinesweeperEnv(rows=9, cols=9, mines=10)
-    fast = MinesweeperEnv(rows=9, cols=9, mines=10, score_process=False)
-    rng = np.random.default_rng(3)
+    scored = MinesweeperEnv(rows=9, cols=9, mines=10, max_invalid=1000)
+    fast = MinesweeperEnv(rows=9, cols=9, mines=10, max_invalid=1000, score_process=False)
+    draws = Draws(np.random.default_rng(3))
     flags = 0
     for seed in range(6):
         scored.reset(seed=seed)
         fast.reset(seed=seed)
         done = False
         while not done:
-            action = _mixed_play(scored, rng)
-            obs_a, _, done, _, info_a = scored.step(action)
-            obs_b, reward_b, done_b, _, info_b = fast.step(action)
-            assert (obs_a, done) == (obs_b, done_b)
+            action = _mixed_play(scored, draws)
+            obs_a, _, term_a, trunc_a, info_a = scored.step(action)
+            obs_b, reward_b, term_b, trunc_b, info_b = fast.step(action)
+            assert (obs_a, term_a, trunc_a) == (obs_b, term_b, trunc_b)
             assert info_b["reward_components"]["process"] == 0.0
             assert reward_b == info_a["reward_components"]["outcome"]
-            if action.startswith("flag") and info_a["valid_action"]:
-                flags += 1
-                assert info_b["p_mine"] == info_a["p_mine"]
-            else:
-                assert info_b["p_mine"] is None
+            assert info_b["p_mine"] is None
+            flags += action.startswith("flag") and info_a["valid_action"]
             for key in ("available_actions", "safe_cells_left", "success", "valid_action"):
                 assert info_a[key] == info_b[key]
+            done = term_a or trunc_a
     assert flags > 3
+    assert fast._solver is None or fast._unsynced  # the oracle was never asked
 
 
 def test_solver_components_stay_true_to_their_constraints():
@@ -797,10 +1073,10 @@ def test_solver_components_stay_true_to_their_constraints():
     # one's constraints (the settled mines taken off) must still yield exactly its layouts,
     # as a recount from scratch does when extending is not possible. Settled cells must be
     # right about the actual mines.
-    rng = np.random.default_rng(8)
+    draws = Draws(np.random.default_rng(8))
     checked = 0
     for rows, cols, mines in [(6, 6, 7), (9, 9, 10)]:
-        env = MinesweeperEnv(rows=rows, cols=cols, mines=mines)
+        env = MinesweeperEnv(rows=rows, cols=cols, mines=mines, max_invalid=1000)
         for seed in range(4):
             env.reset(seed=seed)
             done = False
@@ -822,9 +1098,9 @@ def test_solver_components_stay_true_to_their_constraints():
 
                     for cover, sources, cons, comp in solver._groups:
                         assert cover & (settled | revealed) == 0
-                        assert cover == logic.reduce(logic.or_, (m for _, m, _ in cons))
+                        assert cover == reduce(or_, (m for _, m, _ in cons))
                         assert sources == sum(1 << src for src, _, _ in cons)
-                        recount = logic._count_masks(cons, cover, mines, 10**9, "backtrack")
+                        recount = count_component(cons, cover, mines, 10**9, "transfer")
                         assert possible(recount.terms) == possible(comp.terms)
                         risky = {c: possible(p) for c, p in comp.risky().items()}
                         expected = {c: possible(p) for c, p in recount.risky().items()}
@@ -832,5 +1108,6 @@ def test_solver_components_stay_true_to_their_constraints():
                             c: p for c, p in expected.items() if p
                         }
                         checked += 1
-                _, _, done, _, _ = env.step(_mixed_play(env, rng))
+                _, _, terminated, truncated, _ = env.step(_mixed_play(env, draws))
+                done = terminated or truncated
     assert checked > 30

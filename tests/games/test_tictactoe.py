@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -13,9 +14,10 @@ import pytest
 import agentgym  # noqa: F401 - registers the ids
 from agentgym.core import TEXT_CHARSET
 from agentgym.environments.games.tictactoe import logic
-from agentgym.environments.games.tictactoe.env import TicTacToeEnv
+from agentgym.environments.games.tictactoe.env import PRESETS, TicTacToeEnv
 from agentgym.environments.games.tictactoe.logic import (
     EMPTY,
+    LINES,
     O,
     X,
     board_from_moves,
@@ -23,6 +25,7 @@ from agentgym.environments.games.tictactoe.logic import (
     cell_name,
     check_board,
     empty_board,
+    final_score,
     is_terminal,
     legal_moves,
     negamax,
@@ -103,12 +106,22 @@ def test_minimax_known_values() -> None:
     assert negamax(empty_board()) == 0  # perfect play draws
     # Every opening move still draws, so every X move from the start is optimal.
     assert optimal_moves(empty_board()) == list(range(9))
-    # X to move with two in a row: the immediate win is the only winning move.
-    assert value(B("XX. OO. ..."), X) == 1
-    assert value(B("XX. OO. ..."), O) == -1
+    # A finished game scores 10 minus the marks on the board for the winner.
+    assert final_score(B("XXX OO. ..."), X) == 5 and final_score(B("XXX OO. ..."), O) == -5
+    assert final_score(B("XOX XOO OXX"), X) == 0
+    # X to move with two in a row: the immediate win (5 marks) is the only optimal move.
+    assert value(B("XX. OO. ..."), X) == 5
+    assert value(B("XX. OO. ..."), O) == -5
     assert optimal_moves(B("XX. OO. ...")) == cells("1 3")
-    # X holds two threats (1 2 and 2 3) with O to move: O is lost and every move is "optimal".
-    assert value(B("X.X .O. O.X"), O) == -1
+    # X also wins on move 7 after 2 2 (three threats), but the quicker win is the optimal one.
+    assert value(play(B("XOO X.. ..."), 4), X) == 3
+    assert optimal_moves(B("XOO X.. ...")) == cells("3 1")
+    # O is lost after X's corner, O's edge, X's centre: X forks after the block and wins on
+    # move 7 (score -3); not blocking loses on move 5 (-5), so the block is the only optimal.
+    assert value(B("XO. .X. ..."), O) == -3
+    assert optimal_moves(B("XO. .X. ...")) == cells("3 3")
+    # X holds two threats (1 2 and 2 3) with O to move: every O move loses on move 7.
+    assert value(B("X.X .O. O.X"), O) == -3
     assert optimal_moves(B("X.X .O. O.X")) == cells("1 2", "2 1", "2 3", "3 2")
     # Textbook replies: corner opening -> only the centre draws; centre opening -> a corner.
     assert optimal_moves(B("X.. ... ...")) == cells("2 2")
@@ -117,20 +130,28 @@ def test_minimax_known_values() -> None:
     assert optimal_moves(B(".X. ... ...")) == cells("1 1", "1 3", "2 2", "3 2")
     # Opposite corners against the centre: O must take an edge; a corner loses to a fork.
     assert optimal_moves(B("X.. .O. ..X")) == cells("1 2", "2 1", "2 3", "3 2")
-    assert value(play(B("X.. .O. ..X"), 2), O) == -1
+    assert value(play(B("X.. .O. ..X"), 2), O) < 0
     # Finished games score the result for whoever is asked.
-    assert value(B("XXX OO. ..."), X) == 1
+    assert value(B("XXX OO. ..."), X) == 5
     assert value(B("XOX XOO OXX"), O) == 0
 
 
-def test_minimax_table_covers_every_reachable_position() -> None:
+def _reachable() -> list[tuple[int, ...]]:
     seen: set[tuple[int, ...]] = set()
     stack = [empty_board()]
     while stack:
         board = stack.pop()
-        if board in seen:
-            continue
-        seen.add(board)
+        if board not in seen:
+            seen.add(board)
+            stack.extend(play(board, c) for c in legal_moves(board))
+    return sorted(seen)
+
+
+def test_minimax_table_covers_every_reachable_position() -> None:
+    boards = _reachable()
+    # The well-known count of legal tic-tac-toe positions.
+    assert len(boards) == 5478
+    for board in boards:
         check_board(board)
         children = [play(board, c) for c in legal_moves(board)]
         if children:
@@ -143,10 +164,57 @@ def test_minimax_table_covers_every_reachable_position() -> None:
             ]
             assert optimal_moves(board) == best
         else:
-            assert negamax(board) == (-1 if winner(board) else 0)
-        stack.extend(children)
-    # The well-known count of legal tic-tac-toe positions.
-    assert len(seen) == 5478
+            assert negamax(board) == final_score(board, to_move(board))
+        # The sign is the game-theoretic result; the size only orders wins and losses.
+        assert abs(negamax(board)) <= 5
+
+
+def _threats(board: tuple[int, ...], player: int) -> set[int]:
+    """Empty cells that would complete a line of ``player``'s."""
+    return {
+        cell
+        for line in LINES
+        for cell in line
+        if board[cell] == EMPTY and sum(board[c] == player for c in line) == 2
+    }
+
+
+def test_only_blocking_moves_are_optimal_when_the_opponent_threatens_to_win() -> None:
+    # Every reachable position where the opponent could win on its next move and the agent
+    # cannot win at once, checked through the env's own scoring of every legal move.
+    checked = lost = double = 0
+    for board in _reachable():
+        if is_terminal(board):
+            continue
+        me = to_move(board)
+        threats = _threats(board, 3 - me)
+        if not threats or _threats(board, me):
+            continue
+        moves = [m for m in range(len(board)) if board[m] == EMPTY]
+        env = _env_at(list(_moves_to(board)), agent="X" if me == X else "O")
+        scores = dict(zip(moves, env.score_actions([cell_name(m) for m in moves]), strict=True))
+        if len(threats) == 1:
+            # One block is possible: it is the only move that earns the optimal reward, in
+            # drawn and lost positions alike (without depth, a lost position paid +1 for all).
+            assert [m for m in moves if scores[m] == 1.0] == sorted(threats), board
+            assert all(scores[m] == 0.0 for m in moves if m not in threats)
+            checked += 1
+            lost += value(board, me) < 0
+        else:
+            # Two threats cannot both be blocked: every move loses next turn, all equally.
+            assert set(scores.values()) == {1.0}, board
+            double += 1
+    # 116 of them are lost positions, where depth-less scores paid +1 for not blocking.
+    assert (checked, lost, double) == (976, 116, 508)
+
+
+def _moves_to(board: tuple[int, ...]) -> list[int]:
+    """A move order (X first, alternating) that reaches ``board``."""
+    xs = [c for c in range(9) if board[c] == X]
+    os = [c for c in range(9) if board[c] == O]
+    order = [c for pair in zip(xs, os, strict=False) for c in pair] + xs[len(os) :]
+    assert board_from_moves(order) == board
+    return order
 
 
 def test_opponents_use_only_the_given_generator() -> None:
@@ -156,12 +224,25 @@ def test_opponents_use_only_the_given_generator() -> None:
     assert a == b
     picks = {logic.random_opponent(board, np.random.default_rng(s)) for s in range(40)}
     assert picks == set(legal_moves(board))
-    # The optimal opponent only ever picks value-keeping moves, and breaks ties with the rng.
+    # The optimal opponent only ever picks score-keeping moves, and breaks ties with the rng.
     edge = B(".X. ... ...")
     picks = {logic.optimal_opponent(edge, np.random.default_rng(s)) for s in range(40)}
     assert picks == set(optimal_moves(edge))
     with pytest.raises(ValueError, match="game is over"):
         logic.optimal_opponent(B("XXX OO. ..."), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("opponent", [logic.random_opponent, logic.optimal_opponent])
+def test_each_opponent_move_reads_one_raw_word(opponent) -> None:
+    # One raw 64-bit word per move (agentgym.draws), so the generator state in a snapshot is
+    # all there is, and no NumPy stream whose algorithm may change is involved.
+    board = B(".X. ... ...")
+    rng, ref = np.random.default_rng(3), np.random.default_rng(3)
+    move = opponent(board, rng)
+    word = int(ref.bit_generator.random_raw())
+    assert rng.bit_generator.state == ref.bit_generator.state
+    choices = legal_moves(board) if opponent is logic.random_opponent else optimal_moves(board)
+    assert move == choices[word % len(choices)]
 
 
 # ---------------------------------------------------------------------- exhaustive oracle play
@@ -183,7 +264,7 @@ def _explore(agent_first: bool, policy: str) -> dict[str, int]:
         roots.append(env.get_state())
     stack = roots
     # Transpositions reach the same position along different move orders; the future of an
-    # episode depends only on the board and the value the agent secured, so visit each once.
+    # episode depends only on the board and the score the agent secured, so visit each once.
     seen: set[tuple[tuple[int, ...], int]] = set()
     while stack:
         state = stack.pop()
@@ -262,6 +343,8 @@ def test_naive_agent_loses_to_optimal_opponent() -> None:
 # ---------------------------------------------------------------------- rewards
 def _env_at(moves: list[int], agent: str = "X", **kwargs) -> TicTacToeEnv:
     """An env placed at the position reached by ``moves``, with the agent to move."""
+    if "preset" not in kwargs:  # the vpr preset draws the side, so either is allowed
+        kwargs.setdefault("agent_first", agent == "X")
     env = TicTacToeEnv(**kwargs)
     env.reset(seed=0)
     payload = json.loads(env.get_state())
@@ -297,17 +380,66 @@ def test_reward_branches() -> None:
     _, reward, terminated, _, info = env.step("3 3")
     assert (reward, terminated, info["result"], info["success"]) == (0.0, True, "loss", False)
     assert info["opponent_move"] == "2 3"
-    # Invalid: -1, state unchanged, counted, not terminal.
+    # Invalid: the base penalty (-1), state unchanged, counted, not terminal.
     env.set_state(snapshot)
     board = env.board
-    _, reward, terminated, _, info = env.step("1 1")
-    assert (reward, terminated, info["valid_action"]) == (-1.0, False, False)
+    _, reward, terminated, truncated, info = env.step("1 1")
+    assert (reward, terminated, truncated, info["valid_action"]) == (-1.0, False, False, False)
     assert "already taken by X" in info["action_error"]
     assert env.board == board and info["invalid_actions"] == 1
 
 
+def test_reward_constants_are_kwargs() -> None:
+    env = _env_at(
+        [0, 3, 1, 4],
+        optimal_reward=2.5,
+        legal_reward=-0.5,
+        success_reward=4.0,
+        invalid_penalty=-3.0,
+    )
+    assert env.score_actions(["1 3", "3 3", "1 1"]) == [2.5, -0.5, -3.0]
+    _, reward, terminated, _, info = env.step("1 3")
+    assert terminated and info["reward_components"] == {"process": 2.5, "outcome": 4.0}
+    assert reward == 6.5
+
+
+def test_vpr_preset_rewards_equal_the_paper_constants() -> None:
+    # The paper's search example: 1 for a move in the optimal move set, 0 for another legal
+    # move, 1 for a successful episode, against a never-losing opponent, either side.
+    assert PRESETS["vpr"] == {
+        "opponent": "optimal",
+        "agent_first": "random",
+        "optimal_reward": 1.0,
+        "legal_reward": 0.0,
+        "success_reward": 1.0,
+    }
+    env = TicTacToeEnv(preset="vpr")
+    assert (env.opponent, env.agent_first) == ("optimal", "random")
+    assert env.config()["preset"] == "vpr"
+    for moves, agent, best, other_move in (
+        ([0, 3, 1, 4], "X", "1 3", "3 3"),  # X wins now on 1 3
+        ([0, 1, 4], "O", "3 3", "2 1"),  # O is lost; blocking 3 3 is the only optimal move
+    ):
+        env = _env_at(moves, agent=agent, preset="vpr")
+        assert env.oracle_actions() == [best]
+        assert env.score_actions([best, other_move, "zz"]) == [1.0, 0.0, -1.0]
+    env = _env_at([0, 3, 1, 4], preset="vpr")
+    _, reward, terminated, _, info = env.step("1 3")
+    assert terminated and info["reward_components"] == {"process": 1.0, "outcome": 1.0}
+    # The opponent of the preset is the optimal one: it blocks a one-move win.
+    env = _env_at([0, 4], preset="vpr")
+    env.step("1 2")
+    assert env.board[2] == O  # blocked 1 3
+    # Kwargs left at their defaults take the preset's; others override it (and say so).
+    assert TicTacToeEnv(preset="vpr", agent_first=False).config()["agent_first"] is False
+    assert TicTacToeEnv(preset="vpr", optimal_reward=2.0).config()["optimal_reward"] == 2.0
+    with pytest.raises(ValueError, match="preset must be None or one of"):
+        TicTacToeEnv(preset="paper")
+    assert TicTacToeEnv(preset="vpr", opponent="optimal").opponent == "optimal"
+
+
 def test_success_requires_converting_a_forced_win() -> None:
-    # O blundered into "XX. OO. ..." (X to move has a forced win), so secured = +1.
+    # O blundered into "XX. OO. ..." (X to move has a forced win), so secured = 5.
     env = _env_at([0, 3, 1, 4])
     replies = iter([2, 7])
     env._opponent_reply = lambda board: next(replies)  # type: ignore[method-assign]
@@ -320,6 +452,21 @@ def test_success_requires_converting_a_forced_win() -> None:
     assert info["success"] is False  # a draw after holding a forced win is not a success
     assert info["reward_components"]["outcome"] == 0.0
     assert rewards[0] == 0.0  # the move that threw the win away
+
+
+def test_success_requires_the_quickest_win_held() -> None:
+    # X can win now on 3 1 (score 5); 2 2 also wins, but two moves later (score 3).
+    env = _env_at([0, 1, 3, 2])
+    env._opponent_reply = lambda board: 6  # type: ignore[method-assign]
+    _, reward, terminated, _, info = env.step("2 2")
+    assert (reward, terminated) == (0.0, False)  # a slower win is not the optimal move
+    _, reward, terminated, _, info = env.step("2 3")
+    assert terminated and info["result"] == "win"
+    assert info["success"] is False and info["reward_components"]["outcome"] == 0.0
+    # The quickest win is a success.
+    env = _env_at([0, 1, 3, 2])
+    _, reward, terminated, _, info = env.step("3 1")
+    assert terminated and info["success"] is True and reward == 2.0
 
 
 def test_score_actions_matches_step_everywhere_on_random_games() -> None:
@@ -358,22 +505,50 @@ def test_reward_modes() -> None:
     assert results == {"both": 2.0, "process": 1.0, "outcome": 1.0}
 
 
-def test_invalid_actions_forfeit_after_max_invalid() -> None:
-    env = TicTacToeEnv(max_invalid=2)
+def test_invalid_actions_truncate_after_max_invalid() -> None:
+    env = TicTacToeEnv(max_invalid=2, invalid_penalty=-0.5)
     obs, _ = env.reset(seed=3)
-    assert "Invalid actions left before you forfeit: 2" in obs
-    obs, reward, terminated, _, info = env.step("nonsense")
-    assert (reward, terminated, info["result"]) == (-1.0, False, "ongoing")
-    assert "Invalid actions left before you forfeit: 1" in obs
-    obs, reward, terminated, _, info = env.step("5 5")
-    assert (reward, terminated, info["result"], info["success"]) == (-1.0, True, "forfeit", False)
-    assert info["reward_components"] == {"process": -1.0, "outcome": 0.0}
-    assert "forfeit" in obs and info["available_actions"] == [] and env.oracle_actions() == []
+    assert "Invalid actions left before the game stops: 2." in obs
+    obs, reward, terminated, truncated, info = env.step("nonsense")
+    assert (reward, terminated, truncated, info["result"]) == (-0.5, False, False, "ongoing")
+    assert "Invalid actions left before the game stops: 1." in obs
+    obs, reward, terminated, truncated, info = env.step("5 5")
+    assert (reward, terminated, truncated) == (-0.5, False, True)
+    assert (info["truncated_by"], info["result"], info["success"]) == (
+        "max_invalid",
+        "unfinished",
+        False,
+    )
+    assert info["reward_components"] == {"process": -0.5, "outcome": 0.0}
+    assert "Game over: stopped after 2 invalid actions." in obs and "Your move" not in obs
+    assert info["available_actions"] == [] and env.oracle_actions() == []
     assert env.board == empty_board()
     # Stepping after the end is answered, not raised.
-    _, reward, terminated, _, info = env.step("2 2")
-    assert (reward, terminated, info["valid_action"]) == (0.0, True, False)
+    _, reward, terminated, truncated, info = env.step("2 2")
+    assert (reward, terminated, truncated, info["valid_action"]) == (0.0, False, True, False)
     assert env.score_actions(["2 2"]) == [0.0]
+    # The snapshot of a stopped game restores its status line.
+    again = TicTacToeEnv(max_invalid=2, invalid_penalty=-0.5)
+    again.set_state(env.get_state())
+    assert again._observe() == env._observe()
+
+
+def test_step_budget_truncates_unless_the_game_ends_on_that_step() -> None:
+    env = TicTacToeEnv(max_steps=2)
+    obs, _ = env.reset(seed=0)
+    assert "Steps left: 2." in obs
+    obs, _, terminated, truncated, info = env.step(env._legal_actions()[0])
+    assert (terminated, truncated, info["steps_left"]) == (False, False, 1)
+    assert "Steps left: 1." in obs
+    obs, _, terminated, truncated, info = env.step(env._legal_actions()[0])
+    assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_steps")
+    assert info["result"] == "unfinished" and info["success"] is False
+    assert "Game over: out of steps." in obs
+    # A win on the budget's last step is a real ending.
+    env = _env_at([0, 3, 1, 4], max_steps=1)
+    _, reward, terminated, truncated, info = env.step("1 3")
+    assert (terminated, truncated, info["success"], reward) == (True, False, True, 2.0)
+    assert "truncated_by" not in info
 
 
 # ---------------------------------------------------------------------- parsing
@@ -387,14 +562,19 @@ def test_invalid_actions_forfeit_after_max_invalid() -> None:
         "(2,3)",
         "(2, 3)",
         "[2 3]",
+        "23",
         "r2c3",
         "R2C3",
         "r2 c3",
         "r2,c3",
+        "c3 r2",
         "row 2 col 3",
         "Row 2, Column 3",
         "6",
         "cell 6",
+        "Cell 6.",
+        "(6)",
+        "[cell 6]",
         "2 3.",
         "<action>2 3</action>",
         "I take the middle right. <action> (2, 3) </action>",
@@ -417,24 +597,25 @@ def test_lenient_formats_all_mean_row_2_col_3(action: str) -> None:
         ("   ", "empty"),
         ("x" * 100_000, "limit"),
         ("2" * 500, "too long"),
-        ("upp", "could not read"),
-        ("10 10 10", "could not read"),
-        ("reveal 0 0", "could not read"),
-        ("2 3 4", "could not read"),
+        ("upp", "unexpected 'upp'"),
+        ("10 10 10", "too many numbers"),
+        ("reveal 0 0", "unexpected 'reveal'"),
+        ("2 3 4", "too many numbers"),
         ("0 0", "row 0 is out of range"),
         ("4 1", "row 4 is out of range"),
         ("1 4", "column 4 is out of range"),
-        ("-1 2", "row -1 is out of range"),
+        ("-1 2", "unexpected '-'"),
         ("0", "cell number 0 is out of range"),
-        ("10", "cell number 10 is out of range"),
-        ("99999999999999999999", "out of range"),
+        ("cell 10", "cell number 10 is out of range"),
+        ("10", "column 0 is out of range"),
+        ("99999999999999999999", "missing column"),
         ("1 99999999999999999999", "out of range"),
-        ("2.5 1", "could not read"),
-        ("r2", "could not read"),
-        ("c3 r2", "could not read"),
-        ("２ ３", "could not read"),
-        ("٢ ٣", "could not read"),
-        ("\x00", "could not read"),
+        ("2.5 1", "too many numbers"),
+        ("r2", "column"),
+        ("r2 r3", "given twice"),
+        ("ROW COL", "follows a label with no number"),
+        ("² ³", "unexpected"),  # superscripts are no digits: an error, not a crash
+        ("\x00", "unexpected"),
         ("<action></action>", "empty"),
         ("<action>2 3", "closing"),
         ("2 2", "already taken by X"),
@@ -450,9 +631,11 @@ def test_garbage_actions_are_counted_and_change_nothing(action: str, fragment: s
     assert fragment in info["action_error"], info["action_error"]
     assert info["invalid_actions"] == 1
     assert json.loads(env.get_state())["state"] == json.loads(before)["state"]
-    assert new_obs.replace("forfeit: 2", "forfeit: 3") == obs
-    if fragment == "could not read":
-        assert "<action>2 3</action>" in info["action_error"]  # the error teaches the format
+    assert new_obs == obs.replace("Steps left: 9.", "Steps left: 8.").replace(
+        "game stops: 3.", "game stops: 2."
+    )
+    if fragment in ("unexpected", "too many numbers", "given twice", "missing column"):
+        assert 'answer like "ROW COL"' in info["action_error"]  # the error teaches the format
 
 
 def test_non_string_action_is_invalid() -> None:
@@ -462,20 +645,21 @@ def test_non_string_action_is_invalid() -> None:
     assert (reward, terminated, info["valid_action"]) == (-1.0, False, False)
 
 
-# ---------------------------------------------------------------------- observation
+# ---------------------------------------------------------------------- observation and rules
 def test_observation_content() -> None:
     env = TicTacToeEnv(agent_first=False, opponent="optimal")
     env._opponent_reply = lambda board: 4  # type: ignore[method-assign]
     obs, info = env.reset(seed=0)
     assert env.agent_mark == "O"
     for text in (
-        "You are O and move second",
-        "Legend: O = your mark, X = opponent's mark, . = empty cell.",
+        "You are O (you move second); the opponent is X.",
+        "Legend: O = your mark, X = the opponent's mark, . = empty cell.",
         "col 1  col 2  col 3",
         "row 2    .      X      .",
-        "Opponent's last move: 2 2 (row 2, column 2).",
+        "Opponent's last move: 2 2.",
         "Empty cells: 1 1, 1 2, 1 3, 2 1, 2 3, 3 1, 3 2, 3 3",
-        "<action>2 3</action>",
+        "Steps left: 9. Invalid actions left before the game stops: 3.",
+        "Your move.",
     ):
         assert text in obs, text
     assert set(obs) <= set(TEXT_CHARSET)
@@ -484,15 +668,44 @@ def test_observation_content() -> None:
     assert env.render() is None
     env2 = TicTacToeEnv(render_mode="ansi")
     obs2, _ = env2.reset(seed=0)
-    assert "You are X and move first" in obs2 and "none yet" in obs2
+    assert "You are X (you move first)" in obs2 and "none yet" in obs2
     assert env2.render() == obs2
+
+
+def test_rules_stand_in_the_system_prompt_only() -> None:
+    env = TicTacToeEnv(opponent="optimal")
+    obs, _ = env.reset(seed=0)
+    prompt = env.system_prompt()
+    for text in (
+        "three of your marks in a row",
+        "<action>ROW COL</action>",
+        "cell number",
+        "plays perfectly",
+    ):
+        assert text in prompt, text
+        assert text not in obs, text
+    assert "<action>" not in obs
+    assert "uniformly random" in TicTacToeEnv(opponent="random").system_prompt()
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"agent_first": False}, {"preset": "vpr"}])
+def test_copying_the_rules_example_is_never_rewarded(kwargs: dict) -> None:
+    env = TicTacToeEnv(**kwargs)
+    examples = re.findall(r"<action>.*?</action>", env.system_prompt())
+    assert "<action>ROW COL</action>" in examples
+    for example in examples:
+        for copied in (example, example[len("<action>") : -len("</action>")]):
+            for seed in range(20):
+                env.reset(seed=seed)
+                _, reward, _, _, info = env.step(copied)
+                assert not info["valid_action"] and reward < 0, (copied, seed)
 
 
 def test_observation_at_game_end() -> None:
     env = _env_at([0, 3, 1, 4])
     obs, *_ = env.step("1 3")
     assert "Game over: you won" in obs
-    assert "Your move" not in obs
+    assert "Your move" not in obs and "Steps left" not in obs
     assert "row 1    X      X      X" in obs
 
 
@@ -515,7 +728,7 @@ def test_same_seed_same_episode() -> None:
         for seed in (0, 1, 2, 12345):
             assert _rollout(a, seed) == _rollout(b, seed)
     env = gym.make("agentgym/TicTacToe-v0")
-    assert len({tuple(_rollout(env, seed)) for seed in range(10)}) > 1
+    assert len({tuple(_rollout(env, seed)) for seed in range(20)}) >= 15
 
 
 def test_agent_first_random_uses_the_seed() -> None:
@@ -554,17 +767,25 @@ def test_snapshot_replays_identically() -> None:
     snapshot = env.get_state()
     json.loads(snapshot)  # plain JSON
     first = [env.step(a)[:3] for a in env.oracle_actions()[:1]]
-    replay = TicTacToeEnv(opponent="random")  # the snapshot carries the episode's opponent
+    replay = TicTacToeEnv(opponent="optimal", agent_first="random")
     replay.set_state(snapshot)
+    assert replay.episode_seed == 5 and replay.invalid_actions == 1
     assert [replay.step(a)[:3] for a in replay.oracle_actions()[:1]] == first
-    with pytest.raises(ValueError):
+    # Another opponent is another config: refused, naming the key.
+    with pytest.raises(ValueError, match="opponent"):
+        TicTacToeEnv(opponent="random", agent_first="random").set_state(snapshot)
+    for key, bad in (("moves", [0, 0]), ("agent", "Z"), ("secured", 99), ("stopped", "x")):
         payload = json.loads(snapshot)
-        payload["state"]["moves"] = [0, 0]
+        payload["state"][key] = bad
+        with pytest.raises(ValueError):
+            env.set_state(json.dumps(payload).encode())
+    # The agent must be the side to move, and the side agent_first fixes.
+    payload = json.loads(snapshot)
+    payload["state"].update(moves=[4], agent="X")
+    with pytest.raises(ValueError, match="to move"):
         env.set_state(json.dumps(payload).encode())
-    with pytest.raises(ValueError):
-        payload = json.loads(snapshot)
-        payload["state"]["agent"] = "Z"
-        env.set_state(json.dumps(payload).encode())
+    with pytest.raises(ValueError, match="agent_first"):
+        _env_at([4], agent="O", agent_first=True)
 
 
 def test_oracle_requires_reset() -> None:
@@ -582,10 +803,16 @@ def test_oracle_requires_reset() -> None:
         ({"agent_first": "yes"}, "'random'"),
         ({"agent_first": 1}, "'random'"),
         ({"agent_first": None}, "'random'"),
-        ({"max_invalid": 0}, "[1, 100]"),
-        ({"max_invalid": 101}, "[1, 100]"),
-        ({"max_invalid": 2.5}, "[1, 100]"),
-        ({"max_invalid": True}, "[1, 100]"),
+        ({"max_invalid": 0}, "max_invalid"),
+        ({"max_invalid": 2.5}, "max_invalid"),
+        ({"max_invalid": True}, "max_invalid"),
+        ({"max_steps": 0}, "max_steps"),
+        ({"invalid_penalty": 0.5}, "<= 0"),
+        ({"optimal_reward": float("nan")}, "finite"),
+        ({"legal_reward": "0"}, "finite number"),
+        ({"optimal_reward": 0.0}, "larger than legal_reward"),
+        ({"preset": "paper"}, "preset must be None or one of"),
+        ({"preset": "vpr", "optimal_reward": -0.5}, "must be larger than legal_reward"),
         ({"reward_mode": "sparse"}, "reward_mode"),
         ({"render_mode": "human"}, "render_mode"),
     ],
@@ -600,12 +827,18 @@ def test_bad_kwargs_raise(kwargs: dict, fragment: str) -> None:
 def test_default_kwargs() -> None:
     env = gym.make("agentgym/TicTacToe-v0")
     raw = env.unwrapped
-    assert (raw.opponent, raw.agent_first, raw.max_invalid, raw.reward_mode) == (
-        "random",
-        True,
-        3,
-        "both",
-    )
+    assert raw.config() == {
+        "opponent": "random",
+        "agent_first": True,
+        "optimal_reward": 1.0,
+        "legal_reward": 0.0,
+        "success_reward": 1.0,
+        "preset": None,
+        "max_steps": 9,
+        "invalid_penalty": -1.0,
+        "max_invalid": 3,
+    }
+    assert raw.reward_mode == "both"
     env.reset(seed=0)
     assert raw.agent_mark == "X" and raw.board == empty_board()
 
@@ -616,12 +849,13 @@ def test_episode_length_is_bounded() -> None:
     for seed in range(30):
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
-        terminated, steps = False, 0
-        while not terminated:
+        over, steps = False, 0
+        while not over:
             legal = env._legal_actions()
             # Mostly legal moves with some garbage mixed in.
             action = "bad" if rng.random() < 0.3 else legal[int(rng.integers(len(legal)))]
-            *_, terminated, _, _ = env.step(action)
+            *_, terminated, truncated, _ = env.step(action)
+            over = terminated or truncated
             steps += 1
             assert steps <= 4 + 2
         longest = max(longest, steps)

@@ -20,8 +20,11 @@ import pytest
 from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
 
 import agentgym
+from agentgym.agents import make_agent
 from agentgym.browser import browser_pids, new_context, runtime_stats
 from agentgym.core import TEXT_CHARSET
+from agentgym.environments.webshop import make_webshop
+from agentgym.environments.webshop.base import WebShopBase
 from agentgym.environments.webshop.browser_env import BrowserWebShopEnv
 from agentgym.environments.webshop.env import WebShopEnv
 
@@ -33,7 +36,7 @@ pytestmark = needs_browser
 
 def make(**kw) -> BrowserWebShopEnv:
     kw.setdefault("num_products", N)
-    return WebShopEnv(mode="browser", **kw)
+    return make_webshop(mode="browser", **kw)
 
 
 def ids_by_name(obs: str) -> dict[str, str]:
@@ -53,13 +56,19 @@ def test_mode_browser_gives_the_browser_env_with_the_same_goal():
     text = WebShopEnv(num_products=N, goal_index=3)
     try:
         assert type(env) is BrowserWebShopEnv
+        # Siblings over the shared base, not a subclass of the text env.
+        assert not issubclass(BrowserWebShopEnv, WebShopEnv)
+        assert issubclass(BrowserWebShopEnv, WebShopBase)
         obs, info = env.reset(seed=5)
         text.reset(seed=5)
         lines = obs.splitlines()
         assert lines[0] == f"Instruction: {text.goal.instruction}"
         assert '    [1] searchbox "Search" value=""' in lines
         assert '    [2] button "Search"' in lines
-        assert lines[-1].startswith("Steps left: 15. Actions: click(ID), fill(ID,")
+        # The action format is in the system prompt only.
+        assert lines[-1] == "Steps left: 15."
+        assert "fill(" not in obs and "click(" not in obs
+        assert 'fill(ID, "text")' in env.system_prompt()
         assert set(obs) <= set(TEXT_CHARSET) and len(obs) <= env.max_observation_length
         assert info["mode"] == "browser" and info["page"] == "search"
         assert info["available_actions"] == [
@@ -81,25 +90,35 @@ def test_same_seed_same_episode_without_goal_index():
         b.close()
 
 
-def test_gym_make_and_rgb_array_render():
-    if ENV_ID in gym.registry:
-        env = gym.make(ENV_ID, mode="browser", num_products=N, render_mode="rgb_array")
-    else:  # the registry entry belongs to the text env's module; same entry point
-        spec = gym.envs.registration.EnvSpec(
-            ENV_ID, entry_point="agentgym.environments.webshop.env:WebShopEnv"
-        )
-        env = gym.make(spec, mode="browser", num_products=N, render_mode="rgb_array")
+def test_gym_make_and_rgb_array_render(tmp_path):
+    env = gym.make(ENV_ID, mode="browser", num_products=N, render_mode="rgb_array")
     try:
-        assert isinstance(env.unwrapped, BrowserWebShopEnv)
+        assert type(env.unwrapped) is BrowserWebShopEnv
+        assert env.unwrapped.metadata["render_modes"] == ["ansi", "rgb_array"]
         env.reset(seed=0)
         frame = env.render()
         assert frame.shape == (768, 1024, 3) and frame.dtype == np.uint8
         # The shop's header bar (#1f3a5f) across the top, white-ish page below it.
         assert frame[5, 5].tolist() == [31, 58, 95]
         assert frame[400, 900].tolist() == [238, 241, 245]
+        # PNG bytes to save as they are, in any render mode, with no image library.
+        png = env.unwrapped.screenshot_png()
+        assert png.startswith(b"\x89PNG\r\n\x1a\n")
+        (tmp_path / "shop.png").write_bytes(png)
     finally:
         env.close()
     assert agentgym.__version__
+
+
+def test_without_playwright_gym_make_fails_in_one_line_naming_the_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "playwright", None)  # import playwright now fails
+    monkeypatch.setitem(sys.modules, "playwright.async_api", None)
+    with pytest.raises(Exception) as err:
+        gym.make(ENV_ID, mode="browser", num_products=N)
+    message = str(err.value)
+    assert "\n" not in message and "Playwright is not installed" in message
+    assert "pip install 'agentgym[browser]'" in message
+    assert "bash scripts/install_browser.sh" in message
 
 
 def test_kwargs_are_validated():
@@ -113,7 +132,7 @@ def test_kwargs_are_validated():
     ):
         with pytest.raises(ValueError):
             make(**bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         BrowserWebShopEnv(mode="text")
     with pytest.raises(ValueError):
         make(render_mode="human")
@@ -141,7 +160,7 @@ BAD_ACTIONS = [
 
 
 def test_bad_actions_never_raise_and_change_nothing():
-    env = make(goal_index=0, max_steps=50)
+    env = make(goal_index=0, max_steps=50, max_invalid=50)
     try:
         obs0, _ = env.reset(seed=0)
         state0 = json.loads(env.get_state())["state"]
@@ -149,7 +168,7 @@ def test_bad_actions_never_raise_and_change_nothing():
             obs, reward, terminated, truncated, info = env.step(action)
             assert info["valid_action"] is False, action[:40]
             assert info["action_error"], action[:40]
-            assert reward == 0.0 and not terminated and not truncated
+            assert reward == env.invalid_penalty and not terminated and not truncated
             assert info["invalid_actions"] == i
             assert json.loads(env.get_state())["state"] == state0
         assert obs.replace("Steps left: -2", "") != ""  # observation still renders
@@ -295,10 +314,12 @@ def test_snapshots_replay_identically_including_typed_text():
 def test_stepping_after_the_end_and_closing_twice():
     env = make(goal_index=0, max_steps=1)
     obs, *_ = env.reset(seed=0)
-    _, _, terminated, _, info = env.step("scroll(down)")
-    assert terminated and not info["success"] and info["purchase"] is None
-    _, reward, terminated, _, info = env.step("click(1)")
-    assert terminated and reward == 0.0 and "episode is over" in info["action_error"]
+    obs, _, terminated, truncated, info = env.step("scroll(down)")
+    assert truncated and not terminated and info["truncated_by"] == "max_steps"
+    assert not info["success"] and info["purchase"] is None
+    assert obs.splitlines()[-1] == "No steps left; the episode is over, nothing was bought."
+    _, reward, terminated, truncated, info = env.step("click(1)")
+    assert truncated and reward == 0.0 and "episode is over" in info["action_error"]
     env.close()
     env.close()
     with pytest.raises(RuntimeError):
@@ -350,7 +371,8 @@ def test_a_dead_page_or_browser_is_replaced_without_losing_the_episode():
         env._ctx.run(lambda page: page.context.close())  # the page dies under the env
         obs, reward, _, _, info = env.step(f"click({nxt})")
         assert not info["valid_action"] and "restarted" in info["action_error"]
-        assert reward == 0.0 and env.engine.state.to_dict() == before
+        # The action did not happen: an invalid step (the uniform penalty), state unchanged.
+        assert reward == env.invalid_penalty and env.engine.state.to_dict() == before
         assert obs.replace("Steps left: 47", "Steps left: 48") == obs_before
         _, _, _, _, info = env.step(f"click({nxt})")  # and the episode goes on
         assert info["valid_action"] and env.engine.state.results_page == 2
@@ -381,10 +403,9 @@ def test_a_forgotten_env_frees_its_context_when_collected():
 
 def test_closing_the_last_env_closes_the_browser():
     code = (
-        "from agentgym.environments.webshop.env import WebShopEnv\n"
+        "from agentgym.environments.webshop.browser_env import BrowserWebShopEnv\n"
         "from agentgym.browser import runtime_stats, browser_pids\n"
-        f"a = WebShopEnv(mode='browser', num_products={N}); b = WebShopEnv(mode='browser', "
-        f"num_products={N})\n"
+        f"a = BrowserWebShopEnv(num_products={N}); b = BrowserWebShopEnv(num_products={N})\n"
         "a.reset(seed=0); b.reset(seed=1)\n"
         "n = len(browser_pids()); s1 = runtime_stats()\n"
         "a.close(); s2 = runtime_stats(); b.close(); s3 = runtime_stats()\n"
@@ -446,5 +467,60 @@ def test_500_resets_leak_no_processes_or_memory():
         assert len(pids1) <= len(pids0)
         assert rss1 - rss0 < 32 * 1024, (rss0, rss1)
         assert runtime_stats()["contexts"] == 2  # this env and the module's keep-alive
+    finally:
+        env.close()
+
+
+def test_the_rule_agent_plays_browser_mode_as_it_plays_text_mode():
+    """Same decisions in both modes: a search becomes fill + click(Search), so only the
+    step count differs; the purchase and its score are the same."""
+    rule = make_agent("webshop-rule")
+    for goal_index in range(3):
+        outcomes = []
+        for env in (WebShopEnv(num_products=N, goal_index=goal_index),
+                    make(goal_index=goal_index)):
+            try:
+                obs, info = env.reset(seed=0)
+                rule.reset(env, seed=0)
+                actions = []
+                for _ in range(env.max_steps):
+                    actions.append(rule.act(obs, info))
+                    obs, _, terminated, truncated, info = env.step(actions[-1])
+                    assert info["valid_action"], (actions[-1], info["action_error"])
+                    if terminated or truncated:
+                        break
+                assert terminated, actions  # it bought something
+                outcomes.append((info["purchase"], info["reward_components"]))
+            finally:
+                env.close()
+        assert outcomes[0] == outcomes[1]
+        assert actions[0].startswith("fill(1, ") and actions[1] == "click(2)"
+
+
+def test_a_text_snapshot_does_not_load_into_browser_mode():
+    text = WebShopEnv(num_products=N, goal_index=0)
+    text.reset(seed=0)
+    env = make(goal_index=0)
+    try:
+        with pytest.raises(ValueError, match="BrowserWebShopEnv"):
+            env.set_state(text.get_state())
+    finally:
+        env.close()
+
+
+def test_scoring_actions_does_not_drive_the_browser():
+    env = make(goal_index=0, max_steps=40)
+    try:
+        env.reset(seed=0)
+        env.step(f'fill(1, "{env.goal.search_query}")')
+        env.step("press(Enter)")
+        taken, version = env._session.actions, env._session.version
+        url = env._ctx.url()
+        scores = env.score_actions([*env._legal_actions(), "scroll(down)", "nonsense"])
+        assert max(scores) >= 0.0 and scores[-1] == env.invalid_penalty
+        env.oracle_actions()
+        # Nothing reached the site (no action, no reload bumping the version), same page.
+        assert (env._session.actions, env._session.version) == (taken, version)
+        assert env._ctx.url() == url
     finally:
         env.close()

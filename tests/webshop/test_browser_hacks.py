@@ -16,6 +16,7 @@ import urllib.request
 import pytest
 from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
 
+from agentgym.environments.webshop.browser_env import BrowserWebShopEnv
 from agentgym.environments.webshop.engine import BUY_NOW
 from agentgym.environments.webshop.env import WebShopEnv
 from agentgym.environments.webshop.site import COOKIE_NAME, SEARCH_BOX_ID
@@ -28,7 +29,7 @@ pytestmark = needs_browser
 
 @pytest.fixture
 def env():
-    e = WebShopEnv(mode="browser", num_products=N, goal_index=1, max_steps=60)
+    e = BrowserWebShopEnv(num_products=N, goal_index=1, max_steps=60)
     e.reset(seed=0)
     yield e
     e.close()
@@ -128,7 +129,7 @@ def test_options_the_product_does_not_have_are_refused(env):
     )
     _, reward, terminated, _, info = env.step("click(900)")
     assert not info["valid_action"] and "not clickable" in info["action_error"]
-    assert reward == 0.0 and not terminated and env.engine.state.chosen == {}
+    assert reward == env.invalid_penalty and not terminated and env.engine.state.chosen == {}
 
 
 def test_the_server_not_the_url_decides_the_purchased_options(env):
@@ -157,7 +158,7 @@ def test_buy_now_off_an_item_page_is_refused(env):
     )
     _, reward, terminated, _, info = env.step("click(902)")
     assert not info["valid_action"] and "only on a product's page" in info["action_error"]
-    assert reward == 0.0 and not terminated and info["page"] == "results"
+    assert reward == env.invalid_penalty and not terminated and info["page"] == "results"
 
 
 def test_buying_twice_pays_once(env):
@@ -278,8 +279,8 @@ def test_pages_leak_neither_goal_nor_scores(env):
 
 
 def test_the_session_cookie_is_random_not_derived_from_the_episode():
-    a = WebShopEnv(mode="browser", num_products=N, goal_index=1)
-    b = WebShopEnv(mode="browser", num_products=N, goal_index=1)
+    a = BrowserWebShopEnv(num_products=N, goal_index=1)
+    b = BrowserWebShopEnv(num_products=N, goal_index=1)
     try:
         a.reset(seed=0)
         b.reset(seed=0)

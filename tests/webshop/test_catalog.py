@@ -13,17 +13,20 @@ import pytest
 
 from agentgym.environments.webshop import catalog as cat
 from agentgym.environments.webshop.catalog import (
-    COLOR_SET,
+    DEFAULT_NUM_PRODUCTS,
     LEAVES,
     POOLS,
     Catalog,
     asin_of,
-    cache_root,
-    content_version,
-    fuzzy_match,
     generate_product,
-    normalize_color,
     price_cents,
+    title_nouns,
+)
+from agentgym.environments.webshop.matching import (
+    COLOR_SET,
+    fuzzy_match,
+    normalize_color,
+    token_set_score,
 )
 
 N = 2000
@@ -105,7 +108,7 @@ def test_product_fields_are_consistent(products):
         # every attribute is visible on the Features tab, so an agent can check it
         bullets = " ".join(p.bullets).lower()
         assert all(a in bullets for a in p.attributes)
-        # nouns: the type's words and the brand
+        # nouns: the type's words and the brand (the shown material: see the test below)
         assert set(p.product_type.split()) <= set(p.nouns) and p.brand.lower() in p.nouns
         assert p.product_type in p.title.lower() and p.title.startswith(p.brand)
         for text in (p.title, p.description, *p.bullets, *(r.text for r in p.reviews)):
@@ -161,19 +164,100 @@ def test_price_rule_by_hand():
     assert p.price_text() == "$10.00 - $20.99"
 
 
-def test_colour_normalisation_and_fuzzy_rule_by_hand():
-    assert normalize_color("dark green") == "dark green"  # the most specific name wins
-    assert normalize_color("navy") == "navy"
-    assert normalize_color("espresso roast") == "espresso"
+def title_words(title: str) -> set[str]:
+    """The lower-cased title split into words, with the commas of its attribute list dropped."""
+    return set(title.lower().replace(",", " ").split())
+
+
+def test_title_nouns_are_words_of_the_title_for_every_default_product():
+    # All 50,000 products (~3 s): the nouns r_type compares come only from the title itself.
+    # (Before, every material counted, shown or not: 8,314 products had nouns like "shea",
+    # "butter" for a "Vitamin E Lipstick".)
+    outside = []
+    for pid in range(DEFAULT_NUM_PRODUCTS):
+        p = generate_product(pid)
+        if not set(p.nouns) <= title_words(p.title):
+            outside.append((pid, p.title, p.nouns))
+    assert outside == []
+
+
+def test_title_nouns_by_hand():
+    assert title_nouns("Velora", "argan oil", "shampoo") == ("shampoo", "argan", "oil", "velora")
+    assert title_nouns("Kinix", None, "hair dryer") == ("hair", "dryer", "kinix")
+    assert title_nouns("Solwood", "wood", "wood") == ("wood", "solwood")  # each noun once
+
+
+# The original WebShop's colour normalisation (web_agent_site/engine/normalize.py) of every
+# option value the catalog can produce, worked out by hand from its COLOR_SET and its order:
+# the first name of the list (alphabetical) contained in the value wins. Values not listed
+# contain no name of the list and stay as they are.
+ORIGINAL_COLOUR_NORMALISATION = {
+    # the colour pool: each value is itself a name of the list, and no earlier name is in it
+    **{c: c for c in POOLS["color"]},
+    # metal: "gold" sorts before "rose" and "yellow"; "titanium" contains "tan"
+    "sterling silver": "silver", "yellow gold": "gold", "rose gold": "gold",
+    "titanium": "tan", "platinum": "platinum",
+    "steel band": "steel",
+    "lavender": "lavender", "sandalwood": "sand", "aquatic": "aqua",
+    # shades: "beige" sorts before "ivory"
+    "ivory beige": "beige", "natural": "natural", "caramel": "caramel",
+    "espresso bean": "espresso",
+    "nude": "nude", "mauve": "mauve", "coral pink": "coral",
+    # flavours and roasts
+    "sour cream and onion": "cream", "cookies and cream": "cream",
+    "chocolate chip": "chocolate", "double chocolate": "chocolate", "blueberry": "blue",
+    "lemon": "lemon", "chili lime": "lime", "light roast": "light", "dark roast": "dark",
+    "espresso roast": "espresso", "mint": "mint", "peach": "peach", "earl grey": "grey",
+    "lemon ginger": "lemon", "orange": "orange", "cranberry": "cranberry",
+    "lemon pepper": "lemon",
+}
+
+
+def test_colour_normalisation_of_every_option_value_equals_the_originals():
+    values = {v for pool in POOLS.values() for v in pool}
+    assert len(values) == 231 and set(ORIGINAL_COLOUR_NORMALISATION) <= values
+    for value in sorted(values):
+        assert normalize_color(value) == ORIGINAL_COLOUR_NORMALISATION.get(value, value), value
+    # every pool is one some product type offers, so these are all the values there are
+    assert {pool for leaf in LEAVES for _, pool in leaf.options} == set(POOLS)
+
+
+def test_colour_list_is_the_originals_in_its_order():
+    assert len(COLOR_SET) == 102 and list(COLOR_SET) == sorted(COLOR_SET)
+    assert COLOR_SET[:3] == ("alabaster", "apricot", "aqua") and COLOR_SET[-1] == "yellow"
+    # the order decides: the first name found wins, not the longest
+    assert normalize_color("light blue") == "blue"
+    assert normalize_color("dark green") == "dark"
+    assert normalize_color("navy blue") == "blue"
     assert normalize_color("xl") == "xl"
-    assert COLOR_SET.index("light blue") < COLOR_SET.index("blue")
-    # token-set ratio on lower-cased alphanumerics, strictly above 85
+
+
+def test_fuzzy_rule_by_hand():
+    # thefuzz's token-set ratio on lower-cased alphanumerics, rounded, strictly above 85
     assert fuzzy_match("Sulfate-Free", "sulfate free")  # 100
     assert fuzzy_match("blue", "navy blue")  # token subset: 100
     assert fuzzy_match("2 pack", "12 pack")  # 92: the original's laxness, kept on purpose
     assert not fuzzy_match("2 pack", "3 pack")  # 83
     assert not fuzzy_match("xl", "xxl")  # 80
     assert not fuzzy_match("paraben free", "sulfate free")
+    # thefuzz drops the code points 128-255 before processing ("caf" + "e" with an accent)
+    assert token_set_score("caf\u00e9", "caf") == 100
+    assert token_set_score("caf\u0113", "caf") < 100  # outside 128-255: kept, as there
+
+
+def test_score_is_rounded_before_the_threshold_as_thefuzz_does():
+    a, b = "broad spectrum protection", "broad spectrum edition"
+    assert len(a) + len(b) == 47
+    # the raw rapidfuzz score is 2 * 20 / 47 = 85.106..., above 85 ...
+    from rapidfuzz import fuzz
+    from rapidfuzz.utils import default_process
+    raw = fuzz.token_set_ratio(a, b, processor=default_process)
+    assert 85 < raw < 85.5 and raw == pytest.approx(4000 / 47)
+    # ... but thefuzz rounds it to 85 first, which is not above 85: no match
+    assert token_set_score(a, b) == 85 and not fuzzy_match(a, b)
+    # 85.71 rounds to 86: a match
+    assert token_set_score("stainless steel case", "brushed stainless steel cases") == 86
+    assert fuzzy_match("stainless steel case", "brushed stainless steel cases")
 
 
 def test_golden_digest_pins_the_generator():
@@ -182,13 +266,4 @@ def test_golden_digest_pins_the_generator():
     assert digest(range(100)) == GOLDEN
 
 
-GOLDEN = "4e92558a42287e999c3a0226176bb5cb1087b9f55dabd55bfe032ae6beee0359"
-
-
-def test_cache_location_and_content_version(monkeypatch, tmp_path):
-    monkeypatch.setenv("AGENTGYM_CACHE", str(tmp_path))
-    assert cache_root() == tmp_path / "webshop"
-    monkeypatch.delenv("AGENTGYM_CACHE")
-    assert cache_root().parts[-3:] == (".cache", "agentgym", "webshop")
-    version = content_version()
-    assert version.startswith(f"v{cat.CATALOG_VERSION}-") and version == content_version()
+GOLDEN = "ec00a885ad9fb475be02324596f44f42b9fcf329239791e97123d8a4a8799ea3"

@@ -142,16 +142,16 @@ def test_purchase_scores_with_the_reward_and_happens_once(engine, shop):
     value = product.options[0].values[0]
     assert engine.click(value).ok
     result = engine.click("buy now")
-    assert result.ok and result.purchase is not None
+    assert result.ok and result.detail is not None
     expected = purchase_reward(product, {product.options[0].name: value}, engine.goal)
-    assert result.purchase.reward == expected
-    assert result.purchase.asin == product.asin and engine.done
+    assert result.detail.reward == expected
+    assert result.detail.asin == product.asin and engine.done
     done = engine.page()
     assert done.kind == PAGE_DONE and done.clickables() == []
     assert "Thank you for shopping with us!" in done.text()
     assert "score" not in done.text().lower() and "reward" not in done.text().lower()
     again = engine.click(BUY_NOW)
-    assert not again.ok and again.purchase is None and "complete" in again.error
+    assert not again.ok and again.detail is None and "complete" in again.error
     assert not engine.search("more").ok
     assert engine.potential() == expected.total
 
@@ -180,7 +180,7 @@ def test_state_round_trips_through_json(engine, shop):
     blob = json.dumps(engine.to_dict())
     copy = WebShopEngine(shop, engine.goal, EngineState.from_dict(json.loads(blob)))
     assert copy.page() == engine.page() and copy.state.to_dict() == engine.state.to_dict()
-    assert copy.click(BUY_NOW).purchase.reward == engine.click(BUY_NOW).purchase.reward
+    assert copy.click(BUY_NOW).detail.reward == engine.click(BUY_NOW).detail.reward
 
 
 def test_potential_is_the_best_listed_score(engine, shop):

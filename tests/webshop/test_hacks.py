@@ -19,7 +19,7 @@ N = 2000
 
 @pytest.fixture
 def env() -> WebShopEnv:
-    e = WebShopEnv(num_products=N, goal_index=1)
+    e = WebShopEnv(num_products=N, goal_index=1, max_invalid=100)
     e.reset(seed=0)
     return e
 
@@ -43,7 +43,7 @@ def test_options_the_product_does_not_have_cannot_be_chosen(env):
     for value in foreign:
         _, reward, terminated, _, info = env.step(f"click[{value}]")
         assert not info["valid_action"] and "not clickable" in info["action_error"]
-        assert reward == 0.0 and not terminated
+        assert reward == env.invalid_penalty and not terminated
     assert env.engine.state.chosen == {}
     *_, info = env.step("click[Buy Now]")
     assert info["purchase"]["options"] == {}
@@ -59,7 +59,7 @@ def test_buying_twice_pays_once(env):
     assert terminated and r2 == 0.0 and not info["valid_action"]
     # the engine itself also refuses a second purchase
     result = env.engine.click("Buy Now")
-    assert not result.ok and result.purchase is None
+    assert not result.ok and result.detail is None
     assert env.engine.state.purchased["reward"] == outcome
 
 
@@ -70,7 +70,7 @@ def test_buy_now_off_an_item_page_is_refused(env):
             env.step(action)
         _, reward, terminated, _, info = env.step("click[Buy Now]")
         pages.append(info["page"])
-        assert not info["valid_action"] and reward == 0.0 and not terminated
+        assert not info["valid_action"] and reward == env.invalid_penalty and not terminated
         assert info["reward_components"]["outcome"] == 0.0
     to_sub = env.engine.available_actions()["clickables"][3]
     env.step(f"click[{to_sub}]")
@@ -90,7 +90,8 @@ def test_crafted_purchase_strings_do_nothing(env):
         "search[buy now]",
     ):
         _, reward, terminated, _, info = env.step(crafted)
-        assert not info["valid_action"] and reward == 0.0 and not terminated, crafted
+        assert not info["valid_action"] and reward == env.invalid_penalty, crafted
+        assert not terminated, crafted
 
 
 def test_goal_and_scores_never_appear_in_observations_or_info():
@@ -103,11 +104,12 @@ def test_goal_and_scores_never_appear_in_observations_or_info():
                   "price_ceiling", "Attributes"]
         seen = [obs]
         infos = [info]
-        terminated = False
-        while not terminated:
+        done = False
+        while not done:
             legal = info["available_actions"]
             action = env.oracle_actions()[0] if seed % 2 else legal[int(rng.integers(len(legal)))]
-            obs, _, terminated, _, info = env.step(action)
+            obs, _, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
             seen.append(obs)
             infos.append(info)
         for text in seen:

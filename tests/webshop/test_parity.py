@@ -18,6 +18,7 @@ import pytest
 from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
 
 from agentgym.browser import to_ascii
+from agentgym.environments.webshop import make_webshop
 from agentgym.environments.webshop.env import WebShopEnv
 
 N = 2000
@@ -62,7 +63,7 @@ def play_pair(script, *, seed, goal_index, gamma=1.0, reward_mode="both", max_st
         gamma=gamma,
         reward_mode=reward_mode,
     )
-    browser = WebShopEnv(
+    browser = make_webshop(
         mode="browser",
         num_products=N,
         goal_index=goal_index,
@@ -78,7 +79,7 @@ def play_pair(script, *, seed, goal_index, gamma=1.0, reward_mode="both", max_st
         for i, action in enumerate(script):
             assert_same_strings(text, obs)
             phi = text.engine.potential()
-            t_obs, t_rew, t_term, _, t_info = text.step(action)
+            t_obs, t_rew, t_term, t_trunc, t_info = text.step(action)
             actions = to_browser(action, obs, submit_with_enter=i % 2 == 0)
             for extra in actions[:-1]:  # fill: reaches no engine, scores like a no-op
                 obs, rew, term, _, info = browser.step(extra)
@@ -86,18 +87,19 @@ def play_pair(script, *, seed, goal_index, gamma=1.0, reward_mode="both", max_st
                 assert info["valid_action"] and not term
                 noop = (gamma - 1.0) * phi if reward_mode != "outcome" else 0.0
                 assert rew == pytest.approx(noop)
-            obs, rew, term, _, info = browser.step(actions[-1])
+            obs, rew, term, trunc, info = browser.step(actions[-1])
             steps += 1
             where = f"step {i}: {action} -> {actions}"
             assert rew == t_rew, where
             assert info["reward_components"] == t_info["reward_components"], where
             assert info["valid_action"] == t_info["valid_action"], where
-            assert term == t_term, where
+            assert (term, trunc) == (t_term, t_trunc), where
+            assert info.get("truncated_by") == t_info.get("truncated_by"), where
             assert info["success"] == t_info["success"], where
             assert info["page"] == t_info["page"], where
             assert info.get("purchase") == t_info.get("purchase"), where
             assert browser.engine.state.to_dict() == text.engine.state.to_dict(), where
-            if t_term:
+            if t_term or t_trunc:
                 break
         return steps
     finally:
@@ -219,18 +221,19 @@ def test_discount_and_reward_modes_match(gamma, mode):
 
 def test_process_rewards_telescope_when_time_runs_out_in_both_modes():
     for mode in ("text", "browser"):
-        env = WebShopEnv(mode=mode, num_products=N, goal_index=3, max_steps=4)
+        env = make_webshop(mode=mode, num_products=N, goal_index=3, max_steps=4)
         try:
             obs, _ = env.reset(seed=0)
-            total, terminated = 0.0, False
+            total, truncated = 0.0, False
             if mode == "text":
                 script = [f"search[{env.goal.search_query}]", "click[Next >]", "click[< Prev]"]
             else:
                 script = [f'fill(1, "{env.goal.search_query}")', "press(Enter)", "click(4)"]
             for action in [*script, "click[Back to Search]" if mode == "text" else "back()"]:
-                _, reward, terminated, _, info = env.step(action)
+                _, reward, terminated, truncated, info = env.step(action)
                 total += reward
-            assert terminated and info["purchase"] is None and not info["success"]
+            assert truncated and not terminated and info["truncated_by"] == "max_steps"
+            assert info["purchase"] is None and not info["success"]
             assert total == pytest.approx(0.0), mode  # phi(end) = 0 when time runs out
         finally:
             env.close()

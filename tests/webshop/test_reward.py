@@ -104,6 +104,28 @@ def test_option_matches_by_hand():
     assert option_matches([], ["m"]) == 0
 
 
+def test_a_raw_score_between_85_and_85_5_is_rounded_down_and_does_not_match():
+    # 47 characters in all, raw token-set ratio 2 * 20 / 47 = 85.1; thefuzz rounds to 85
+    goal_attr, product_attr = "broad spectrum edition", "broad spectrum protection"
+    assert len(goal_attr) + len(product_attr) == 47
+    assert attribute_matches([goal_attr], [product_attr], "", [], "") == 0
+    assert option_matches([goal_attr], [product_attr]) == 0
+    # 85.7 rounds to 86 and matches
+    assert attribute_matches(["stainless steel case"], ["brushed stainless steel cases"],
+                             "", [], "") == 1
+
+
+def test_options_are_colour_normalised_in_the_originals_order():
+    # the first name of the original's alphabetical list wins, so these pairs match ...
+    assert option_matches(["rose gold"], ["yellow gold"]) == 1  # both "gold"
+    assert option_matches(["light blue"], ["navy blue"]) == 1  # both "blue"
+    assert option_matches(["chocolate chip"], ["double chocolate"]) == 1  # both "chocolate"
+    # ... and a colour inside a longer value counts as that colour
+    assert option_matches(["blue"], ["blueberry"]) == 1
+    assert option_matches(["sterling silver"], ["silver"]) == 1
+    assert option_matches(["platinum"], ["titanium"]) == 0  # "platinum" vs "tan"
+
+
 def test_price_reward_and_total_by_hand():
     assert price_reward(3000, 3000) == 1.0
     assert price_reward(3001, 3000) == 0.0

@@ -136,15 +136,91 @@ def test_cache_is_written_atomically_reused_and_rebuilt_when_damaged(monkeypatch
     assert repaired.search("shampoo") == first.search("shampoo")
 
 
-def test_two_processes_building_at_once_leave_one_good_cache(tmp_path):
-    script = (
-        "from agentgym.environments.webshop.search import load_index\n"
-        "print(load_index(120).search('gift'))\n"
-    )
-    env = {**os.environ, "AGENTGYM_CACHE": str(tmp_path)}
-    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, env=env,
-                              text=True) for _ in range(2)]
-    outs = [p.communicate(timeout=120)[0] for p in procs]
-    assert all(p.returncode == 0 for p in procs) and outs[0] == outs[1]
-    folders = list((tmp_path / "webshop").iterdir())
+# Each process waits at a barrier (every process has written its ready file), then loads the
+# index with build_index wrapped to log each build: the log must name exactly one builder.
+_BUILD_RACE = """
+import os, sys, time
+from pathlib import Path
+from agentgym.environments.webshop import search
+folder, me, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+real = search.build_index
+def logged(*args, **kwargs):
+    with open(folder / "builds.log", "a") as fh:
+        fh.write(me + "\\n")
+    return real(*args, **kwargs)
+search.build_index = logged
+(folder / f"ready-{me}").touch()
+deadline = time.monotonic() + 120
+while len(list(folder.glob("ready-*"))) < n and time.monotonic() < deadline:
+    time.sleep(0.005)
+print(search.load_index(1500).search("gift"))
+"""
+
+
+def test_processes_building_the_same_index_at_once_build_it_once(tmp_path):
+    n = 3
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    env = {**os.environ, "AGENTGYM_CACHE": str(tmp_path / "cache")}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _BUILD_RACE, str(sync), str(i), str(n)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        for i in range(n)
+    ]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
+    assert len({out for out, _ in outs}) == 1
+    builders = (sync / "builds.log").read_text().split()
+    assert len(builders) == 1, builders  # the others waited on the file lock, then loaded
+    # The builder showed that it was building (stderr is no terminal here: one line).
+    assert "Building the WebShop search index (1,500 products" in outs[int(builders[0])][1]
+    entries = [p for p in (tmp_path / "cache" / "webshop").iterdir()]
+    folders = [p for p in entries if p.is_dir()]
     assert len(folders) == 1 and (folders[0] / "meta.json").exists()
+    assert {p.name for p in entries} == {folders[0].name, f".{folders[0].name}.lock"}
+
+
+def test_build_reports_progress_over_every_product():
+    seen: list[int] = []
+    build_index(Catalog(1234), progress=seen.append)
+    assert sum(seen) == 1234 and len(seen) == 3  # every 500 products, then the rest
+
+
+def test_cache_root_honours_agentgym_cache_then_xdg_then_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("AGENTGYM_CACHE", str(tmp_path / "a"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert search_mod.cache_root() == tmp_path / "a" / "webshop"
+    monkeypatch.delenv("AGENTGYM_CACHE")
+    assert search_mod.cache_root() == tmp_path / "x" / "agentgym" / "webshop"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")  # the XDG spec says: ignore it
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert search_mod.cache_root() == tmp_path / "home" / ".cache" / "agentgym" / "webshop"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert search_mod.cache_root() == tmp_path / "home" / ".cache" / "agentgym" / "webshop"
+
+
+def test_index_version_covers_libraries_and_sources(monkeypatch):
+    search_mod.index_version.cache_clear()
+    base = search_mod.index_version()
+    names = {p.name for p in search_mod._index_sources()}
+    # What the index is built from, found by following the package's imports from search.py
+    # (catalog.py and whatever catalog imports); the envs, goals and reward are not cached.
+    assert {"catalog.py", "search.py"} <= names
+    assert not names & {"env.py", "browser_env.py", "base.py", "goals.py", "site.py"}
+    for module, version in ((bm25s, "0.0.0-other"), (np, "0.1.0")):
+        monkeypatch.setattr(module, "__version__", version)
+        search_mod.index_version.cache_clear()
+        assert search_mod.index_version() != base, module.__name__
+        monkeypatch.undo()
+    search_mod.index_version.cache_clear()
+    assert search_mod.index_version() == base
+
+
+def test_index_sources_follow_relative_imports(tmp_path):
+    (tmp_path / "start.py").write_text("from .a import x\nimport os\n")
+    (tmp_path / "a.py").write_text("from . import b\nfrom .sub.c import y\n")
+    (tmp_path / "b.py").write_text("X = 1\n")
+    (tmp_path / "sub.py").write_text("")
+    (tmp_path / "unrelated.py").write_text("from .start import z\n")
+    found = search_mod._index_sources(tmp_path / "start.py")
+    assert [p.name for p in found] == ["a.py", "b.py", "start.py", "sub.py"]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from agentgym.agents import make_agent
+from agentgym.environments.webshop import make_webshop
 from agentgym.environments.webshop.env import WebShopEnv
 from agentgym.environments.webshop.goals import NUM_GOALS, SPLITS, GoalBank
 
@@ -56,11 +57,12 @@ def test_first_observation_and_info():
     obs, info = env.reset(seed=0)
     goal = env.goal
     assert obs.startswith(f"WebShop [SEP] Instruction: [SEP] {goal.instruction} [SEP] Search")
-    assert "Steps left: 15." in obs and "search[<your query>]" in obs
+    assert obs.splitlines()[-1] == "Steps left: 15."
     assert info["available_actions"] == [f"search[{goal.search_query}]"]
     assert "price lower than" not in goal.search_query
     assert info["webshop_actions"] == {"has_search_bar": True, "clickables": []}
     assert info["goal_index"] == 4 and info["split"] == "test" and info["page"] == "search"
+    assert info["mode"] == "text" and info["steps_left"] == 15
     assert goal.index == 4
     json.dumps(info)
 
@@ -74,12 +76,12 @@ def test_results_observation_lists_clickables_and_steps_left():
     assert clickables[:2] == ["Back to Search", "Next >"] and len(clickables) == 12
     assert info["available_actions"] == [f"click[{c}]" for c in clickables]
     assert "Steps left: 14." in obs
-    assert obs.splitlines()[-1] == "Action: click[<label>]. Clickable: " + " | ".join(clickables)
+    assert obs.splitlines()[-1] == "Steps left: 14. Clickable: " + " | ".join(clickables)
     assert "Page 1 (Total results: 50)" in obs and " [SEP] " in obs
 
 
 def test_action_formats_are_lenient_with_form_strict_with_meaning():
-    env = make(goal_index=0)
+    env = make(goal_index=0, max_invalid=100)
     env.reset(seed=0)
     for ok in ("SEARCH [ quality ]", "<action>search[quality]</action>", "search quality",
                "search: quality", "search(quality)"):
@@ -103,10 +105,11 @@ def test_action_formats_are_lenient_with_form_strict_with_meaning():
         ("click[Next >]", "not clickable"),
         ("x" * 100_000, "limit"),
         ("", "empty"),
+        ("search[<query>]", "< or >"),
     ):
         _, reward, terminated, _, info = env.step(bad)
         assert not info["valid_action"] and why in info["action_error"], (bad, info)
-        assert reward == 0.0 and not terminated
+        assert reward == env.invalid_penalty == -0.1 and not terminated
     *_, info = env.step("search[quality]")
     *_, info = env.step("search[quality]")
     assert "no search box" in info["action_error"]
@@ -128,25 +131,51 @@ def test_action_formats_are_lenient_with_form_strict_with_meaning():
         {"gamma": "1"},
         {"mode": "pixels"},
         {"render_mode": "human"},
+        {"render_mode": "rgb_array"},  # text mode has no pixels
+        {"invalid_penalty": 0.5},
+        {"max_invalid": 0},
+        {"viewport_width": 800},  # a browser-mode kwarg
+        {"timeout_ms": 5000},
     ],
 )
 def test_bad_kwargs_are_refused(kwargs):
     kwargs = {"num_products": N, **kwargs}
     with pytest.raises(ValueError):
-        WebShopEnv(**kwargs)
+        make_webshop(**kwargs)
 
 
-def test_browser_mode_is_delegated_or_refused_clearly():
-    try:
-        import agentgym.environments.webshop.browser_env as browser_env
-    except ImportError:
-        with pytest.raises(ValueError, match="browser"):
-            WebShopEnv(mode="browser", num_products=N)
-        return
-    # The browser env exists: the text class must hand construction over to it.
-    assert issubclass(browser_env.BrowserWebShopEnv, WebShopEnv)
-    assert WebShopEnv.__new__(WebShopEnv, mode="browser").__class__.__name__ == (
-        "BrowserWebShopEnv")
+def test_gym_make_gives_the_text_class_itself():
+    env = gym.make("agentgym/WebShop-v0", num_products=N)
+    assert type(env.unwrapped) is WebShopEnv
+    assert env.unwrapped.metadata["render_modes"] == ["ansi"]
+    assert type(make_webshop(mode="text", num_products=N)) is WebShopEnv
+
+
+def test_modes_are_siblings_not_a_cycle():
+    """Text and browser mode share base.py; neither module imports the other, the text class
+    does not build the browser class in __new__, and the rule agent does not import the agent
+    registry (which names it lazily)."""
+    import ast
+
+    from agentgym.environments.webshop.base import WebShopBase
+
+    here = os.path.join(ROOT, "environments", "webshop")
+
+    def imports(name: str) -> set[str]:
+        with open(os.path.join(here, name)) as fh:
+            tree = ast.parse(fh.read())
+        return {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+
+    assert not {"env", "browser_env"} & imports("env.py") - {"base"}
+    assert "env" not in imports("browser_env.py") and "base" in imports("browser_env.py")
+    assert "agentgym.agents" not in imports("agents.py")
+    assert "__new__" not in vars(WebShopEnv) and issubclass(WebShopEnv, WebShopBase)
+    code = ("import sys, agentgym.agents as a; "
+            "print(any(m.startswith('agentgym.environments.webshop') for m in sys.modules)); "
+            "print(type(a.make_agent('webshop-rule')).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.split()
+    assert out == ["False", "RuleAgent"]
 
 
 def test_splits_are_fixed_and_goal_index_is_within_the_split():
@@ -232,12 +261,57 @@ def test_reward_modes_and_timeout():
     _, r1, *_ = env.step(f"search[{env.goal.search_query}]")
     phi = env.engine.potential()
     assert r1 == pytest.approx(phi) and phi > 0
-    _, r2, terminated, _, info = env.step("click[Next >]")
-    assert not terminated
-    _, r3, terminated, _, info = env.step("click[Next >]")  # the third step: time is up
-    assert terminated and not info["success"] and info["purchase"] is None
+    _, r2, terminated, truncated, info = env.step("click[Next >]")
+    assert not terminated and not truncated and info["steps_left"] == 1
+    obs, r3, terminated, truncated, info = env.step("click[Next >]")  # the third step
+    # Running out of steps is a truncation (Gymnasium's meaning), never a termination.
+    assert truncated and not terminated and info["truncated_by"] == "max_steps"
+    assert not info["success"] and info["purchase"] is None and info["steps_left"] == 0
     assert info["reward_components"]["outcome"] == 0.0
-    assert r1 + r2 + r3 == pytest.approx(0.0)  # the potential falls back to 0
+    assert r3 == pytest.approx(-phi)  # the potential falls back to 0
+    assert r1 + r2 + r3 == pytest.approx(0.0)
+    assert obs.splitlines()[-1] == "No steps left; the episode is over, nothing was bought."
+    assert env.oracle_actions() == []
+
+
+def test_invalid_actions_pay_the_penalty_and_end_the_episode_at_the_limit():
+    env = make(goal_index=2, gamma=0.9)
+    assert (env.invalid_penalty, env.max_invalid, env.max_steps) == (-0.1, 5, 15)
+    env.reset(seed=0)
+    _, r0, *_ = env.step(f"search[{env.goal.search_query}]")
+    phi = env.engine.potential()
+    rewards = []
+    for i in range(1, 6):
+        obs, reward, terminated, truncated, info = env.step("click[nothing like this]")
+        assert not info["valid_action"] and info["invalid_actions"] == i
+        assert info["page"] == "results" and not terminated
+        rewards.append(reward)
+        if i < 5:
+            assert not truncated and reward == pytest.approx((0.9 - 1) * phi - 0.1)
+    assert truncated and info["truncated_by"] == "max_invalid" and info["purchase"] is None
+    assert rewards[-1] == pytest.approx(-phi - 0.1)  # the potential ends at 0, plus the penalty
+    # The shaping still telescopes: discounted sum minus the penalties is gamma**T * 0 - phi0.
+    total = r0 + sum(0.9 ** (t + 1) * (r + 0.1) for t, r in enumerate(rewards))
+    assert total == pytest.approx(0.0, abs=1e-12)
+    assert obs.splitlines()[-1].startswith("Too many invalid actions; the episode is over")
+
+
+def test_truncation_is_scored_the_same_by_score_actions():
+    env = make(max_steps=2, goal_index=5)
+    env.reset(seed=0)
+    env.step(f"search[{env.goal.search_query}]")
+    legal = env._legal_actions()
+    candidates = [*legal, "nonsense"]
+    snap = env.get_state()
+    scores = env.score_actions(candidates)
+    phi = env.engine.potential()
+    assert scores[:-1] == [pytest.approx(-phi)] * len(legal)  # the last step: phi drops to 0
+    assert scores[-1] == pytest.approx(-phi - 0.1)
+    for action, score in zip(candidates, scores, strict=True):
+        env.set_state(snap)
+        _, _, terminated, truncated, info = env.step(action)
+        assert truncated and not terminated
+        assert info["reward_components"]["process"] == pytest.approx(score)
 
 
 def test_score_actions_matches_step_including_the_last_step():
@@ -285,7 +359,10 @@ def test_snapshot_is_json_and_replays_into_a_fresh_env():
         obs, _, _, _, info = env.step(policy(env, obs, info))
     snap = env.get_state()
     state = json.loads(snap)["state"]
-    assert set(state) == {"num_products", "split", "goal", "engine"}
+    assert set(state) == {"goal", "engine"}
+    assert json.loads(snap)["config"] == {
+        "mode": "text", "split": "test", "goal_index": None, "num_products": N, "gamma": 1.0,
+        "max_steps": 15, "invalid_penalty": -0.1, "max_invalid": 5}
     assert "rng" not in json.dumps(state)
     actions = [policy(env, obs, info) for _ in range(1)]
     first = [env.step(a) for a in actions]
@@ -293,8 +370,57 @@ def test_snapshot_is_json_and_replays_into_a_fresh_env():
     fresh.set_state(snap)
     again = [fresh.step(a) for a in actions]
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="num_products"):
         WebShopEnv(num_products=300).set_state(snap)
+
+
+def test_a_snapshot_from_another_split_is_refused_and_the_seed_comes_back():
+    train = make(split="train")
+    train.reset(seed=3)
+    snap = train.get_state()
+    test = make(split="test")
+    test.reset(seed=0)
+    before = test.get_state()
+    with pytest.raises(ValueError, match="split"):  # it used to report goal 1503
+        test.set_state(snap)
+    assert test.get_state() == before  # a refused snapshot changes nothing
+    fresh = make(split="train")
+    fresh.set_state(snap)
+    assert fresh.episode_seed == 3 and fresh.goal.index == train.goal.index == 1503
+    # A crafted snapshot naming a goal outside the split is refused too.
+    crafted = json.loads(snap)
+    crafted["state"]["goal"] = 7
+    with pytest.raises(ValueError, match="outside the train split"):
+        fresh.set_state(json.dumps(crafted).encode())
+
+
+def test_observations_leave_the_rules_to_the_system_prompt():
+    env = make(goal_index=1)
+    obs, info = env.reset(seed=0)
+    prompt = env.system_prompt()
+    assert "search[<query>]" in prompt and "click[<label>]" in prompt and "<action>" in prompt
+    seen = [obs]
+    for _ in range(3):
+        obs, *_ = env.step(env.oracle_actions()[0])
+        seen.append(obs)
+    for text in seen:
+        assert "search[" not in text and "click[" not in text and "Action" not in text
+        assert env.rules.splitlines()[0][:40] not in text
+
+
+def test_copying_the_rules_examples_earns_nothing():
+    import re
+
+    env = make(goal_index=1)
+    examples = re.findall(r"\b(?:search|click)\[[^\]]*\]", env.rules)
+    assert {"search[<query>]", "click[<label>]"} <= set(examples)
+    for example in examples:
+        for before in ([], ["search[quality]"]):
+            env.reset(seed=0)
+            for action in before:
+                env.step(action)
+            _, reward, _, _, info = env.step(example)
+            assert reward <= 0.0 and not info["valid_action"], example
 
 
 def test_rule_and_random_agents_run():
@@ -305,8 +431,9 @@ def test_rule_and_random_agents_run():
         rule.reset(env, seed=i)
         done = False
         while not done:
-            obs, _, done, _, info = env.step(rule.act(obs, info))
+            obs, _, terminated, truncated, info = env.step(rule.act(obs, info))
             assert info["valid_action"]
+            done = terminated or truncated
         assert "purchase" in info
 
 

@@ -2,37 +2,50 @@
 
 The agent reveals or flags cells on a grid. Every action is scored in the state before it
 runs against P(mine) of each hidden cell, computed exactly (see
-:func:`~agentgym.environments.games.minesweeper.logic.mine_posterior`):
+:func:`~agentgym.environments.games.minesweeper.solver.mine_posterior`); the constants are
+kwargs, with these defaults (which are VPR's):
 
 ==========================================================  =======  =======================
 action                                                      process  effect
 ==========================================================  =======  =======================
-reveal a cell with P(mine) = 0                              +2       opens it (flood on 0)
+reveal a cell with P(mine) = 0 (``safe_reveal_reward``)     +2       opens it (flood on 0)
 reveal a lowest-P cell when no hidden cell has P = 0        +1       may hit a mine
-any other reveal                                            0        may hit a mine
-flag a cell with P(mine) = 1                                +1       marks it
-flag a cell with P(mine) < 1 (not certainly a mine)         -1       episode ends, failure
-invalid (unparseable, off the board, revealed or flagged    0        nothing; counted in
-cell, flag on a flag)                                                ``info``
+(``guess_reward``)
+any other reveal (``other_reveal_reward``)                  0        may hit a mine
+flag a cell with P(mine) = 1 (``certain_flag_reward``)      +1       marks it
+flag a cell with P(mine) < 1 (``uncertain_flag_reward``)    -1       marks it if it is a
+                                                                     mine, else ends the
+                                                                     episode (failure)
+invalid (unparseable, off the board, revealed or flagged    -1       nothing; the episode
+cell, a flag before the first reveal; ``invalid_penalty``)           ends (truncated) at the
+                                                                     3rd (``max_invalid``)
 ==========================================================  =======  =======================
 
-Revealing a mine ends the episode (outcome 0). Revealing every safe cell wins (outcome 1).
-Running out of steps (invalid actions included) ends it with outcome 0. If counting a
-frontier component would cost more than ``posterior_budget``, that step is scored with local
-deduction instead (certain cells still exact, the rest at the leftover mine density) and
-``info["oracle_degraded"]`` is True.
+Revealing a mine ends the episode (outcome 0); revealing every safe cell wins (outcome
+``win_reward``, 1). Whether an episode ends depends on the real board only: a reveal ends it
+on a mine, a flag on a cell that is not a mine. The oracle decides only the process reward.
+If counting a frontier component would cost more than ``posterior_budget``, that step is
+scored with local deduction instead (certain cells still exact as far as it sees, the rest
+at the leftover mine density) and ``info["oracle_degraded"]`` is True; a degraded verdict
+changes a reward, never what happens on the board. The step budget (``max_steps``) and
+``max_invalid`` end an episode truncated, as :class:`~agentgym.core.TextEnv` does for every
+family.
+
+``preset="vpr"`` is the configuration of the VPR paper (thu-nics/VPR): 5x5 with 5 mines,
+the reward constants above, at most 25 steps, and an invalid action scores -2 and ends the
+episode (``invalid_penalty=-2``, ``max_invalid=1``).
 
 Cost per step: the posterior lives in a
-:class:`~agentgym.environments.games.minesweeper.logic.PosteriorSolver`, which reworks only
+:class:`~agentgym.environments.games.minesweeper.solver.PosteriorSolver`, which reworks only
 what a reveal changed and answers at most once per state (``step``, :meth:`score_actions`
-and :meth:`oracle_actions` share it); with ``score_process=False`` a reveal never asks it.
-The observation, the action list and the flood are kept up to date cell by cell.
+and :meth:`oracle_actions` share it); with ``score_process=False`` a step never asks it.
+The observation and the action list are kept up to date cell by cell.
 
 The board is fair by construction: the mines are placed from the episode generator at the
 first reveal, outside that cell and (when the board has room) its neighbours, so the first
-reveal always scores +2 and opens an area. Flags are never taken as knowledge by the oracle;
-they can only be placed on certain mines anyway, because a wrong flag ends the episode, so
-there is no "unflag" action.
+reveal always scores +2 and opens an area. Before it there is no mine to flag, so flags
+are legal only from then on. Flags are never taken as knowledge by the oracle, and they
+only ever stand on real mines, so there is no "unflag" action.
 
 >>> import gymnasium as gym
 >>> import agentgym
@@ -45,6 +58,7 @@ there is no "unflag" action.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from itertools import compress
@@ -53,57 +67,89 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agentgym.core import Outcome, TextEnv, check_range
+from agentgym.grammar import Slot, read_numbers
+from agentgym.presets import apply_preset
 
-from .logic import (
-    DEFAULT_POSTERIOR_BUDGET,
-    Posterior,
-    PosteriorSolver,
-    cell_bits,
-    cells_of,
-    flood_mask,
-    neighbour_counts,
-    place_mines,
-)
+from .board import cell_bits, cells_of, flood_mask, neighbour_counts, place_mines
+from .posterior import Posterior
+from .solver import DEFAULT_POSTERIOR_BUDGET, PosteriorSolver
 
-__all__ = ["MinesweeperEnv"]
+__all__ = ["PRESETS", "MinesweeperEnv"]
+
+#: Named configurations: ``"vpr"`` is the VPR paper's (thu-nics/VPR, its Minesweeper worker
+#: defaults: 5x5, 5 mines, 25 turns, +2 / +1 / +1 / 0 / -1, invalid -2 and done).
+PRESETS: dict[str, dict[str, Any]] = {
+    "vpr": {
+        "rows": 5,
+        "cols": 5,
+        "mines": 5,
+        "max_steps": 25,
+        "safe_reveal_reward": 2.0,
+        "certain_flag_reward": 1.0,
+        "guess_reward": 1.0,
+        "other_reveal_reward": 0.0,
+        "uncertain_flag_reward": -1.0,
+        "invalid_penalty": -2.0,
+        "max_invalid": 1,
+    }
+}
 
 _REVEAL_WORDS = frozenset({"reveal", "r", "open", "o", "click", "dig", "uncover"})
 _FLAG_WORDS = frozenset({"flag", "f", "mark"})
-# Words a model may put around the coordinates without changing their meaning.
-_FILLER_WORDS = frozenset({"row", "col", "column", "cell", "at"})
-_SEPARATORS = re.compile(r"[\s,;()\[\]{}:=]+")
-_NUMBER = re.compile(r"[0-9]+")
-_FORMAT = "use 'reveal ROW COL' or 'flag ROW COL' with 1-based numbers, e.g. 'reveal 2 3'"
+_VERB = re.compile(r"\s*([A-Za-z]+)(.*)\Z", re.DOTALL)
+_FORMAT = "answer 'reveal ROW COL' or 'flag ROW COL'"
 
 _PLAYING = "playing"
 _LEGEND = (
     "Legend: # hidden, F flagged, . revealed with no mine around it, 1-8 revealed "
     "with that many mines among its 8 neighbours, * mine (shown when the game ends)."
 )
-_PLAYING_LINE = (
-    "Reveal every cell without a mine. Actions: 'reveal ROW COL' opens a cell, "
-    "'flag ROW COL' marks a cell you are certain is a mine (a wrong flag ends the "
-    "game). Rows and columns count from 1. Answer like <action>reveal 2 3</action>."
+_REWARD_KWARGS = (
+    "safe_reveal_reward",
+    "certain_flag_reward",
+    "guess_reward",
+    "other_reveal_reward",
+    "uncertain_flag_reward",
+    "win_reward",
 )
+
+
+def _check_reward(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    return float(value)
 
 
 class MinesweeperEnv(TextEnv):
     """Clear a Minesweeper board; each action is scored by the exact mine posterior.
 
-    Arguments: ``rows`` and ``cols`` (3..16, default 5), ``mines`` (1..rows*cols-9; a 3x3
-    board allows 1; default 5), ``max_steps`` (1..100000, default ``2 * rows * cols``),
-    ``posterior_budget`` (work per frontier component before the oracle degrades to local
-    deduction, default 200000), and the keyword-only ``reward_mode``, ``render_mode`` and
-    ``score_process`` (False skips the posterior on reveals; flags still need it, since a flag
-    on a cell that is not certainly a mine ends the game).
+    Arguments:
+
+    * ``rows`` and ``cols`` (3..16, default 5), ``mines`` (1..rows*cols-9; a 3x3 board
+      allows 1; default 5);
+    * ``posterior_budget``: work per frontier component before the oracle degrades to local
+      deduction (1..10^9, default 200000);
+    * ``preset``: ``None`` or ``"vpr"`` (see :data:`PRESETS`). A kwarg left at its default
+      takes the preset's value; one set to another value overrides it
+      (:func:`agentgym.presets.apply_preset`);
+    * the process rewards ``safe_reveal_reward`` (2), ``guess_reward`` (1),
+      ``other_reveal_reward`` (0), ``certain_flag_reward`` (1), ``uncertain_flag_reward``
+      (-1), and the outcome ``win_reward`` (1), any finite numbers;
+    * the contract kwargs: ``max_steps`` (1..100000, default ``2 * rows * cols``),
+      ``invalid_penalty`` (<= 0, default -1), ``max_invalid`` (default 3), ``reward_mode``,
+      ``render_mode`` and ``score_process`` (False skips the posterior entirely; the game is
+      the same, since no ending depends on it).
 
     Actions (1-based, case-insensitive): ``reveal R C`` and ``flag R C``; ``r``/``open`` and
-    ``f``/``mark`` are accepted as verbs, as are commas, parentheses and ``row``/``col``
-    words (``reveal (3, 4)``, ``R 3 4``, ``flag row 2 col 5``).
+    ``f``/``mark`` are accepted as verbs, and the coordinates as
+    :func:`agentgym.grammar.read_numbers` reads them (``reveal (3, 4)``, ``R 3 4``,
+    ``flag row 2 col 5``).
 
     ``info`` extras on reset and every step: ``oracle_degraded`` (the posterior used this
     step came from local deduction), ``safe_cells_left`` and ``p_mine`` (P(mine) of the acted
-    cell before the action; ``None`` on reset, for invalid actions, and for reveals when
+    cell before the action; ``None`` on reset, for invalid actions, and when
     ``score_process`` is False).
 
     >>> env = MinesweeperEnv(rows=4, cols=4, mines=3)
@@ -111,50 +157,73 @@ class MinesweeperEnv(TextEnv):
     >>> env.oracle_actions()[:2]
     ['reveal 1 1', 'reveal 1 2']
     >>> env.score_actions(["reveal 1 1", "flag 1 1", "nonsense"])
-    [2.0, -1.0, 0.0]
+    [2.0, -1.0, -1.0]
     """
 
     verifier_name: ClassVar[str] = "minesweeper-exact-posterior"
-    verifier_version: ClassVar[str] = "1"
-    rules: ClassVar[str] = (
-        "You play Minesweeper on a grid of hidden cells, some of which hide mines. Reveal "
-        "every cell that is not a mine. A revealed cell shows how many of its 8 neighbours "
-        "are mines ('.' for none); revealing a cell with no mine around it also opens its "
-        "neighbours. The first reveal is always safe. 'reveal ROW COL' opens a cell (rows and "
-        "columns count from 1); revealing a mine ends the game. 'flag ROW COL' marks a cell "
-        "you can prove is a mine; flagging a cell that is not certainly a mine ends the game. "
-        "Revealing cells that are certainly safe earns the most reward; when none is, reveal "
-        "the cell least likely to be a mine. Answer with one action, e.g. "
-        "<action>reveal 2 3</action>."
-    )
+    verifier_version: ClassVar[str] = "2"
 
     def __init__(
         self,
         rows: int = 5,
         cols: int = 5,
         mines: int = 5,
-        max_steps: int | None = None,
-        posterior_budget: int = DEFAULT_POSTERIOR_BUDGET,
         *,
+        posterior_budget: int = DEFAULT_POSTERIOR_BUDGET,
+        preset: str | None = None,
+        safe_reveal_reward: float = 2.0,
+        certain_flag_reward: float = 1.0,
+        guess_reward: float = 1.0,
+        other_reveal_reward: float = 0.0,
+        uncertain_flag_reward: float = -1.0,
+        win_reward: float = 1.0,
         reward_mode: str = "both",
         render_mode: str | None = None,
         score_process: bool = True,
+        max_steps: int | None = None,
+        invalid_penalty: float = -1.0,
+        max_invalid: int = 3,
     ) -> None:
-        super().__init__(
-            reward_mode=reward_mode, render_mode=render_mode, score_process=score_process
-        )
-        self.rows = check_range("rows", rows, 3, 16)
-        self.cols = check_range("cols", cols, 3, 16)
+        given = {
+            "rows": rows,
+            "cols": cols,
+            "mines": mines,
+            "max_steps": max_steps,
+            "safe_reveal_reward": safe_reveal_reward,
+            "certain_flag_reward": certain_flag_reward,
+            "guess_reward": guess_reward,
+            "other_reveal_reward": other_reveal_reward,
+            "uncertain_flag_reward": uncertain_flag_reward,
+            "invalid_penalty": invalid_penalty,
+            "max_invalid": max_invalid,
+        }
+        given = apply_preset(MinesweeperEnv, preset, PRESETS, given)
+        self.preset = preset
+        self.rows = check_range("rows", given["rows"], 3, 16)
+        self.cols = check_range("cols", given["cols"], 3, 16)
         # Leaving 9 cells free lets the first reveal's 3x3 neighbourhood stay clear; a 3x3
         # board still gets its one mine (then only the first cell is kept clear).
-        self.mines = check_range("mines", mines, 1, max(1, self.rows * self.cols - 9))
+        self.mines = check_range("mines", given["mines"], 1, max(1, self.rows * self.cols - 9))
         n = self.rows * self.cols
-        self.max_steps = check_range(
-            "max_steps", 2 * n if max_steps is None else max_steps, 1, 100_000
+        steps = given["max_steps"]
+        super().__init__(
+            reward_mode=reward_mode,
+            render_mode=render_mode,
+            score_process=score_process,
+            max_steps=2 * n if steps is None else steps,
+            invalid_penalty=given["invalid_penalty"],
+            max_invalid=given["max_invalid"],
         )
         self.posterior_budget = check_range("posterior_budget", posterior_budget, 1, 10**9)
+        given["win_reward"] = win_reward
+        for name in _REWARD_KWARGS:
+            setattr(self, name, _check_reward(name, given[name]))
         self._n = n
         self._safe_total = n - self.mines
+        self._slots = (
+            Slot("row", self.rows, ("row", "r")),
+            Slot("column", self.cols, ("column", "col", "c")),
+        )
         # Everything that depends only on the board size is built once: the action strings
         # (and the exact-match table the parser tries first), the row of each cell, and the
         # pieces of the observation.
@@ -173,48 +242,72 @@ class MinesweeperEnv(TextEnv):
         self._hidden_sym = "#".rjust(width)
         self._flag_sym = "F".rjust(width)
         self._mine_sym = "*".rjust(width)
+        where = f"(rows 1-{self.rows}, columns 1-{cols})"
+        self._first_line = f"Legal now: reveal any cell {where}; flags after the first reveal."
+        self._legal_line = f"Legal now: reveal or flag any # cell {where}."
         self._clear_board()
+
+    @property
+    def rules(self) -> str:  # type: ignore[override]  # per instance: it names the size
+        """The game, the action format and the scoring, for an LLM's system prompt."""
+        return (
+            f"You play Minesweeper on a {self.rows}x{self.cols} grid of hidden cells, "
+            f"{self.mines} of which hide mines. Reveal every cell that is not a mine. A "
+            "revealed cell shows how many of its 8 neighbours are mines ('.' for none); "
+            "revealing a cell with no mine around it also opens its neighbours. The first "
+            f"reveal is always safe. Actions, with ROW 1-{self.rows} and COL 1-{self.cols} "
+            "counted from the top left: 'reveal ROW COL' opens a cell, and revealing a mine "
+            "ends the game; 'flag ROW COL' marks a mine, and flagging a cell that is not a "
+            "mine ends the game. Revealing a cell the numbers prove safe earns the most "
+            "reward; when none is, reveal the cell least likely to be a mine. Flag only cells "
+            "the numbers prove to be mines. An invalid action (a revealed or flagged cell, "
+            f"off the board, unreadable) costs {self.invalid_penalty:g}, and after "
+            f"{self.max_invalid} of them the episode ends. Answer with one action, for "
+            "example <action>reveal ROW COL</action> with the numbers filled in."
+        )
 
     # ------------------------------------------------------------------ oracle API
     def oracle_actions(self) -> list[str]:
         """Every legal action with the top score, in :meth:`_legal_actions` order.
 
-        Certain-safe reveals (+2) when there are any; otherwise certain-mine flags and the
-        lowest-P reveals (+1 each).
+        With the default constants: the certain-safe reveals (+2) when there are any;
+        otherwise the lowest-P reveals and the certain-mine flags (+1 each).
         """
         self._require_started()
-        if self._done or self._status != _PLAYING or not self._open_reveal:
+        if self.is_over:
             return []
-        solver = self._synced_solver()
-        if solver is None:
-            return list(self._open_reveal.values())  # before the first reveal all are safe
-        post = solver.posterior()
-        nums = post.numerators
+        post = self.posterior()
+        nums, den = post.numerators, post.denominator
         low = min(nums[i] for i in self._open_reveal)  # type: ignore[type-var]
-        best = [text for i, text in self._open_reveal.items() if nums[i] == low]
-        if low == 0:
-            return best
-        den = post.denominator
-        return best + [text for i, text in self._open_flag.items() if nums[i] == den]
+        scored = [
+            (text, self.safe_reveal_reward if nums[i] == 0 else self._risky_reveal(nums[i], low))
+            for i, text in self._open_reveal.items()
+        ]
+        if self._placed:
+            scored += [
+                (text, self.certain_flag_reward if nums[i] == den else self.uncertain_flag_reward)
+                for i, text in self._open_flag.items()
+            ]
+        top = max(score for _, score in scored)
+        best = {text for text, score in scored if score == top}
+        return [text for text in self._legal_actions() or () if text in best]
 
     def score_actions(self, actions: list[str]) -> list[float]:
         """Process reward each action would earn from the current state; the state is unchanged.
 
         Same scores as :meth:`TextEnv.score_actions`, read from the posterior kept for this
-        state instead of snapshot-and-restore: parsing changes nothing, and an invalid action
-        always scores 0.
+        state instead of snapshot-and-restore: parsing changes nothing, and an invalid
+        action scores ``invalid_penalty``. (The base class's snapshot made scoring every
+        legal action 25% slower: ``minesweeper-oracle`` in
+        ``benchmarks/test_bench_minesweeper.py``.)
         """
         self._require_started()
-        if self._done:
+        if self.is_over:
             return [0.0 for _ in actions]
         scores = []
-        canonical, open_cells = self._canonical, self._open_reveal
         for action in actions:
-            move = canonical.get(action) if isinstance(action, str) else None
-            if move is None or move[1] not in open_cells or self._status != _PLAYING:
-                # Anything but a legal action as listed: parse it as step would.
-                move, _ = self._interpret(action)
-            scores.append(0.0 if move is None else float(self._judge(*move)[0]))
+            move, _ = self._interpret(action)
+            scores.append(self.invalid_penalty if move is None else self._judge(*move)[0])
         return scores
 
     def posterior(self) -> Posterior:
@@ -227,6 +320,17 @@ class MinesweeperEnv(TextEnv):
         return solver.posterior()
 
     # ------------------------------------------------------------------ hooks
+    def _config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {
+            "rows": self.rows,
+            "cols": self.cols,
+            "mines": self.mines,
+            "posterior_budget": self.posterior_budget,
+            "preset": self.preset,
+        }
+        config.update((name, getattr(self, name)) for name in _REWARD_KWARGS)
+        return config
+
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
         # Nothing is drawn yet: the mines are placed at the first reveal, from this same rng.
         self._clear_board()
@@ -244,78 +348,77 @@ class MinesweeperEnv(TextEnv):
         self._rebuild_caches()
 
     def _reset_info(self) -> dict[str, Any]:
-        # Same extras as every step, so a consumer can read them without a key check.
-        return {
-            "oracle_degraded": False,
-            "safe_cells_left": self._safe_total - self._revealed_count,
-            "p_mine": None,
-        }
+        return self._extras(None, False)
 
     def _observe(self) -> str:
         dirty = self._dirty_rows
         if dirty:
+            # Only the rows a step changed are joined again: rebuilding the whole grid made
+            # a score_process=False step 21% slower (minesweeper-step, 8x8).
             rows, syms, cols, labels = self._row_text, self._syms, self.cols, self._row_label
             for r in dirty:
                 rows[r] = labels[r] + "".join(syms[r * cols : (r + 1) * cols])
             dirty.clear()
             self._grid = "\n".join(rows)
-        status = _PLAYING_LINE if self._status == _PLAYING else self._status_line()
+        if self._status != _PLAYING:
+            status = self._status_line()
+        else:
+            status = self._legal_line if self._placed else self._first_line
         return (
             f"{self._title}{self._flag_count}. Safe cells left to reveal: "
             f"{self._safe_total - self._revealed_count}. Steps left: "
-            f"{max(0, self.max_steps - self._steps)}.\n\n{self._col_header}\n{self._grid}\n\n"
-            f"{_LEGEND}\n{status}"
+            f"{self.steps_left}.\n\n{self._col_header}\n{self._grid}\n\n{_LEGEND}\n{status}"
         )
 
     def _status_line(self) -> str:
-        if self._status == _PLAYING:
-            return _PLAYING_LINE
         r, c = divmod(self._last_cell, self.cols)
         where = f"row {r + 1}, column {c + 1}"
         return {
             "won": "Game over: every safe cell is revealed. You win.",
             "mine": f"Game over: you revealed a mine at {where}.",
-            "wrong_flag": f"Game over: you flagged {where}, which was not certain to be a mine.",
+            "wrong_flag": f"Game over: you flagged {where}, which is not a mine.",
             "out_of_steps": "Game over: no steps left.",
+            "invalid": "Game over: too many invalid actions.",
         }.get(self._status, "Game over.")
 
     def _legal_actions(self) -> list[str] | None:
         if self._status != _PLAYING:
             return []
+        # Kept as insertion-ordered dicts of the open cells' action strings, updated as cells
+        # close: listing them afresh made a score_process=False step 45% slower.
+        if not self._placed:
+            return list(self._open_reveal.values())  # no mine to flag before the first reveal
         return [*self._open_reveal.values(), *self._open_flag.values()]
 
     def _parse(self, text: str) -> tuple[Any, str]:
-        # The canonical actions (what _legal_actions lists) skip the tokenizer; anything
-        # else, every error included, takes the general path below.
+        # The canonical actions (what _legal_actions lists) skip the grammar: reading every
+        # action with it made a score_process=False step 80% slower (minesweeper-step).
+        # Anything else, every error included, takes the general path.
         move = self._canonical.get(text)
-        if move is not None and move[1] in self._open_reveal and self._status == _PLAYING:
+        # (A flag before the first reveal goes on: the general path refuses it.)
+        if (
+            move is not None
+            and move[1] in self._open_reveal
+            and (self._placed or move[0] == "reveal")
+        ):
             return move, ""
-        if self._status != _PLAYING:
-            return None, "the game is over"
-        cleaned = text.strip().lower().rstrip(".!")
-        tokens = [t for t in _SEPARATORS.split(cleaned) if t]
-        if not tokens:
-            return None, f"empty action; {_FORMAT}"
-        verb, rest = tokens[0], [t for t in tokens[1:] if t not in _FILLER_WORDS]
-        if verb in _REVEAL_WORDS:
+        verb = _VERB.match(text)
+        if verb is None:
+            shown = text.strip()[:20]
+            if not shown:
+                return None, f"empty action; {_FORMAT}"
+            return None, f"an action starts with reveal or flag, not {shown!a}; {_FORMAT}"
+        word = verb.group(1).lower()
+        if word in _REVEAL_WORDS:
             kind = "reveal"
-        elif verb in _FLAG_WORDS:
+        elif word in _FLAG_WORDS:
             kind = "flag"
         else:
-            return None, f"unknown command {verb[:20]!r}; {_FORMAT}"
-        if len(rest) != 2 or not all(_NUMBER.fullmatch(t) for t in rest):
-            shown = " ".join(rest)[:40]
-            return None, f"expected two whole numbers ROW COL after {kind!r}, got {shown!r}; " + (
-                _FORMAT
-            )
-        # Compared as text first so a 10,000-digit "number" is never turned into an int.
-        if any(len(t.lstrip("0")) > 3 for t in rest):
-            return None, f"row and column must be in 1..{self.rows} and 1..{self.cols}"
-        r, c = int(rest[0]), int(rest[1])
-        if not 1 <= r <= self.rows:
-            return None, f"row {r} is off the board; rows are 1..{self.rows}"
-        if not 1 <= c <= self.cols:
-            return None, f"column {c} is off the board; columns are 1..{self.cols}"
+            return None, f"unknown command {word[:20]!a}; {_FORMAT}"
+        numbers, error = read_numbers(verb.group(2), self._slots, example=f"{kind} ROW COL")
+        if numbers is None:
+            return None, error
+        r, c = numbers
         cell = (r - 1) * self.cols + (c - 1)
         if self._revealed[cell]:
             return None, f"row {r}, column {c} is already revealed; pick a hidden (#) cell"
@@ -323,90 +426,53 @@ class MinesweeperEnv(TextEnv):
             if kind == "flag":
                 return None, f"row {r}, column {c} is already flagged; pick a hidden (#) cell"
             return None, f"row {r}, column {c} is flagged as a mine; it cannot be revealed"
+        if kind == "flag" and not self._placed:
+            return None, "the mines are placed at the first reveal; reveal a cell first"
         return (kind, cell), ""
 
     def _apply(self, move: tuple[str, int]) -> Outcome:
         kind, cell = move
-        # A flag's fate depends on the posterior (only certain mines may be flagged), so flags
-        # always consult it; a reveal does only when its score is wanted.
         p_mine: float | None
-        if kind == "flag" or self.score_process:
+        if self.score_process:
             process, p_mine, degraded = self._judge(kind, cell)
         else:
-            process, p_mine, degraded = 0, None, False
+            process, p_mine, degraded = 0.0, None, False
         self._last_cell = cell
+        # What happens on the board depends on the board alone, never on the oracle.
         if kind == "flag":
-            # TextEnv zeroes the reward when scores are off; the verdict still stands.
-            if process == 1:
-                self._flags[cell] = True
-                self._flag_count += 1
-                self._closed |= 1 << cell
-                del self._open_reveal[cell]
-                del self._open_flag[cell]
-                self._syms[cell] = self._flag_sym
-                self._dirty_rows.add(self._row_of[cell])
+            if self._is_mine[cell]:
+                self._place_flag(cell)
             else:
                 self._end("wrong_flag")
         else:
             if not self._placed:
                 self._place(cell)
-            counts = self._counts
             if self._is_mine[cell]:
                 self._end("mine")
             else:
-                # A number opens only itself; a zero floods.
-                if counts[cell]:
-                    opened = [cell]
-                    self._closed |= 1 << cell
-                else:
-                    region = flood_mask(self.rows, self.cols, self._zeros, self._closed, cell)
-                    opened = cells_of(region)
-                    self._closed |= region
-                revealed, syms, number = self._revealed, self._syms, self._number_sym
-                open_reveal, open_flag = self._open_reveal, self._open_flag
-                dirty, row_of = self._dirty_rows, self._row_of
-                for i in opened:
-                    revealed[i] = True
-                    del open_reveal[i]
-                    del open_flag[i]
-                    syms[i] = number[counts[i]]
-                    dirty.add(row_of[i])
-                self._revealed_count += len(opened)
-                self._unsynced += opened
+                self._open(cell)
                 if self._revealed_count == self._safe_total:
                     self._end("won")
-        if self._status == _PLAYING and self._steps >= self.max_steps:
-            self._end("out_of_steps")
         won = self._status == "won"
         return Outcome(
-            process=float(process),
-            outcome=1.0 if won else 0.0,
+            process=process,
+            outcome=self.win_reward if won else 0.0,
             terminated=self._status != _PLAYING,
             success=won,
-            info={
-                "oracle_degraded": degraded,
-                "safe_cells_left": self._safe_total - self._revealed_count,
-                "p_mine": p_mine,
-            },
+            info=self._extras(p_mine, degraded),
         )
 
     def _reject(self, error: str) -> Outcome:
-        # Invalid actions cost nothing but a step; the board is unchanged. The step budget
-        # still runs, so a model cannot stall forever on malformed answers.
-        if self._status == _PLAYING and self._steps >= self.max_steps:
-            self._end("out_of_steps")
-        return Outcome(
-            process=0.0,
-            terminated=self._status != _PLAYING,
-            info={
-                "oracle_degraded": False,
-                "safe_cells_left": self._safe_total - self._revealed_count,
-                "p_mine": None,
-            },
-        )
+        # The board is unchanged; the base class adds invalid_penalty and counts it.
+        return Outcome(info=self._extras(None, False))
+
+    def _on_end(self, out: Outcome) -> None:
+        if out.truncated:
+            ran_out = out.valid or self.invalid_actions < self.max_invalid
+            self._end("out_of_steps" if ran_out else "invalid")
 
     def _score(self, move: tuple[str, int], snapshot: bytes) -> float:
-        return float(self._judge(*move)[0])
+        return self._judge(*move)[0]
 
     def _state_dict(self) -> dict[str, Any]:
         return {
@@ -437,9 +503,9 @@ class MinesweeperEnv(TextEnv):
         self._rebuild_caches()
 
     # ------------------------------------------------------------------ oracle
-    def _judge(self, kind: str, cell: int) -> tuple[int, float, bool]:
-        """Score of a legal move in the current state, with the acted cell's P(mine) and
-        whether the posterior is degraded.
+    def _judge(self, kind: str, cell: int) -> tuple[float, float | None, bool]:
+        """Process reward of a legal move in the current state, with the acted cell's
+        P(mine) and whether the posterior is degraded.
 
         The solver brings the posterior up to date at most once per state (the first
         question after a reveal) and then works out only what is asked: a certain-safe
@@ -447,15 +513,23 @@ class MinesweeperEnv(TextEnv):
         """
         solver = self._synced_solver()
         if solver is None:
-            # Before the first reveal every cell is safe to open: the mines avoid it.
-            return (2 if kind == "reveal" else -1), 0.0, False
+            # Before the first reveal (the only move then) every cell is safe to open: the
+            # mines avoid it.
+            return self.safe_reveal_reward, 0.0, False
         if kind == "reveal" and solver.safe(cell):
-            return 2, 0.0, solver.degraded()
+            return self.safe_reveal_reward, 0.0, solver.degraded()
         num, den, degraded = solver.cell(cell)
-        p_mine = num / den  # type: ignore[operator]  # the cell is hidden
+        assert num is not None  # the cell is hidden
         if kind == "flag":
-            return (1 if num == den else -1), p_mine, degraded
-        return (1 if num == self._lowest_open(solver) else 0), p_mine, degraded
+            reward = self.certain_flag_reward if num == den else self.uncertain_flag_reward
+        else:
+            reward = self._risky_reveal(num, self._lowest_open(solver))
+        return reward, num / den, degraded
+
+    def _risky_reveal(self, num: int, low: int) -> float:
+        """The reward of revealing a cell with P(mine) > 0, given the lowest numerator among
+        open cells: the lowest is the best guess only when no cell is safe (``low > 0``)."""
+        return self.guess_reward if num == low else self.other_reveal_reward
 
     def _lowest_open(self, solver: PosteriorSolver) -> int:
         """The lowest P(mine) numerator among open (hidden, unflagged) cells."""
@@ -470,15 +544,21 @@ class MinesweeperEnv(TextEnv):
         solver = self._solver
         if solver is not None and self._unsynced:
             # Reveals reach the solver only when a question needs it, so a game played with
-            # score_process=False and no flags never pays for it.
+            # score_process=False never pays for it.
             solver.reveal(self._unsynced)
             self._unsynced = []
         return solver
 
-    # ------------------------------------------------------------------ helpers
+    def _extras(self, p_mine: float | None, degraded: bool) -> dict[str, Any]:
+        return {
+            "oracle_degraded": degraded,
+            "safe_cells_left": self._safe_total - self._revealed_count,
+            "p_mine": p_mine,
+        }
+
+    # ------------------------------------------------------------------ board changes
     def _place(self, first: int) -> None:
         self._mine_cells = place_mines(self.rows, self.cols, self.mines, first, self.np_random)
-        self._is_mine = [False] * self._n
         for i in self._mine_cells:
             self._is_mine[i] = True
         self._counts = neighbour_counts(self.rows, self.cols, self._mine_cells)
@@ -487,6 +567,34 @@ class MinesweeperEnv(TextEnv):
         self._solver = PosteriorSolver(
             self.rows, self.cols, self.mines, self._counts, self.posterior_budget
         )
+
+    def _open(self, cell: int) -> None:
+        """Reveal the safe ``cell``: a number opens only itself, a zero floods."""
+        counts = self._counts
+        if counts[cell]:
+            opened = [cell]
+            self._closed |= 1 << cell
+        else:
+            region = flood_mask(self.rows, self.cols, self._zeros, self._closed, cell)
+            opened = cells_of(region)
+            self._closed |= region
+        for i in opened:
+            self._revealed[i] = True
+            del self._open_reveal[i]
+            del self._open_flag[i]
+            self._syms[i] = self._number_sym[counts[i]]
+            self._dirty_rows.add(self._row_of[i])
+        self._revealed_count += len(opened)
+        self._unsynced += opened
+
+    def _place_flag(self, cell: int) -> None:
+        self._flags[cell] = True
+        self._flag_count += 1
+        self._closed |= 1 << cell
+        del self._open_reveal[cell]
+        del self._open_flag[cell]
+        self._syms[cell] = self._flag_sym
+        self._dirty_rows.add(self._row_of[cell])
 
     def _rebuild_caches(self) -> None:
         """Derive every incremental structure from the plain state (new episode or load)."""
@@ -499,12 +607,9 @@ class MinesweeperEnv(TextEnv):
         # Insertion-ordered, so the listed actions stay ascending as cells leave.
         self._open_reveal = {i: self._reveal_text[i] for i in open_cells}
         self._open_flag = {i: self._flag_text[i] for i in open_cells}
+        number, counts = self._number_sym, self._counts
         self._syms = [
-            self._number_sym[self._counts[i]]
-            if revealed[i]
-            else self._flag_sym
-            if flags[i]
-            else self._hidden_sym
+            number[counts[i]] if revealed[i] else self._flag_sym if flags[i] else self._hidden_sym
             for i in range(n)
         ]
         self._row_text = [""] * self.rows

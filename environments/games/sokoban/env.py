@@ -1,23 +1,51 @@
 """Sokoban as a text env with a shortest-path process oracle (the VPR "search" game).
 
-Rewards (the oracle scores each action in the state *before* it runs):
+Rewards (the oracle scores each action in the state *before* it runs; the constants are
+kwargs, shown with their defaults, which are VPR's):
 
-============================================  ============  ============  ==========
-action                                        ``shortest``  ``solvable``  episode
-============================================  ============  ============  ==========
-first move of some shortest solution          +2            +2            continues
-other move that keeps it solvable in budget   0             +2            continues
-move after which no solution fits the steps   -2            -2            ends
-left (deadlock, or the budget runs out)
-blocked move (wall, or box that cannot move)  -2            -2            ends
-unparseable action                            -2            -2            ends
-move that puts the last box on a goal         +2 (+1 outcome)             ends, success
-============================================  ============  ============  ==========
+==============================================  ==================  ============  ==========
+action                                          ``shortest``        ``solvable``  episode
+==============================================  ==================  ============  ==========
+first move of some shortest solution            +2 (``optimal``)    +2            continues
+other move that keeps a solution in reach       0 (``legal``)       +2            continues
+move that puts the last box on a goal           +2, +1 outcome      +2, +1        terminated
+move after which the level is provably dead     -2 (``deadlock``)   -2            terminated
+move after which no solution is in reach, but   -2 (``deadlock``)   -2            truncated
+the level is not provably dead
+blocked move (wall, or box that cannot move)    -2 (``invalid``)    -2            truncated
+unparseable action                              -2 (``invalid``)    -2            truncated
+any move when the oracle's search ran out       0 (``legal``)       0             continues
+==============================================  ==================  ============  ==========
 
-"Fits the steps" means a solution exists within the steps left after the move, so the budget
-running out unsolved is the same event as a deadlock. The outcome reward is 1.0 on success and
-0.0 otherwise. With ``score_process=False`` every process reward is 0.0 and the episode is
-otherwise the same (observations, endings, outcome and ``info`` extras).
+"In reach" means a solution exists within the *horizon*: the steps left after the move
+(default), or a fixed ``search_depth`` (VPR's 25), where a move that spends the last step
+without solving also scores -2. Blocked and unparseable actions follow the contract's one
+invalid-action policy: ``invalid_penalty`` each (-2 here), and after ``max_invalid`` of them
+(1 here) the episode ends, truncated.
+
+Why an episode ends, and how (``terminated`` only for a real ending of the game):
+
+==============================================  ===========  ================================
+event                                           flag         ``info["truncated_by"]``
+==============================================  ===========  ================================
+every box on a goal                             terminated   -
+the level is provably dead (a deadlock)         terminated   -
+no solution in reach, level not provably dead   truncated    ``"no_solution_in_reach"``
+the step budget ran out                         truncated    ``"max_steps"``
+``max_invalid`` invalid actions                 truncated    ``"max_invalid"``
+==============================================  ===========  ================================
+
+"Provably dead" is decided by sound tests only (:meth:`.oracle.Oracle.is_dead`): a box on a
+cell from which no goal can be reached, boxes that cannot be matched to distinct goals, a
+box off a goal frozen in a 2x2 block of walls and boxes, the full distance table on small
+levels, and otherwise an unlimited search within the oracle's node budget; when none of them
+proves it the ending is a truncation. Every oracle search has a node budget
+(:data:`.oracle.ORACLE_MAX_NODES`), so no reset or step can hang: a question it cannot
+answer within it gives the ``legal`` reward, never ends the episode, and sets
+``info["oracle_degraded"]``. Generated levels stay well below it.
+
+The outcome reward is ``success_reward`` (1.0) on success and 0.0 otherwise. With
+``score_process=False`` every process reward is 0.0 and the episode is otherwise the same.
 
 >>> import gymnasium as gym
 >>> import agentgym
@@ -31,32 +59,53 @@ otherwise the same (observations, endings, outcome and ``info`` extras).
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_range
+from agentgym.core import Outcome, TextEnv, check_penalty, check_range
+from agentgym.presets import apply_preset
 
+from .generator import generate_level
 from .logic import (
     DIRECTIONS,
+    MAX_BOXES,
+    MAX_SIDE,
     SYMBOLS,
     Level,
-    Oracle,
-    generate_level,
+    check_playable,
     is_solved,
     move,
     parse_level,
     render,
-    score_move,
 )
+from .oracle import MODES, UNKNOWN, Distance, MoveEval, Oracle, Rewards, move_limits
 
-__all__ = ["ORACLE_MODES", "SokobanEnv"]
+__all__ = ["ORACLE_MODES", "PRESETS", "SokobanEnv"]
 
 #: ``"shortest"``: +2 only on a shortest solution; ``"solvable"``: +2 for any move that keeps
-#: the level solvable within the budget.
-ORACLE_MODES: tuple[str, ...] = ("shortest", "solvable")
+#: a solution in reach.
+ORACLE_MODES: tuple[str, ...] = MODES
+
+#: Named configurations (see :func:`agentgym.presets.apply_preset`). ``"vpr"`` is the VPR
+#: paper's Sokoban setup (thu-nics/VPR): BFS depth fixed at 25, +2 / 0 / -2, and an invalid
+#: action -2 that ends the episode. Its board and budget (6x6, one box, 15 steps) are this
+#: env's defaults and stay free, like any horizon. (VPR trains Sokoban on the process reward
+#: alone: add ``reward_mode="process"``.)
+PRESETS: dict[str, dict[str, Any]] = {
+    "vpr": {
+        "oracle": "shortest",
+        "search_depth": 25,
+        "optimal_reward": 2.0,
+        "legal_reward": 0.0,
+        "deadlock_penalty": -2.0,
+        "invalid_penalty": -2.0,
+        "max_invalid": 1,
+    }
+}
 
 # Accepted spellings; anything else is rejected with a message listing these.
 _ALIASES: dict[str, int] = {
@@ -72,34 +121,25 @@ _ALIASES: dict[str, int] = {
 # Harmless wrapping and separators stripped before matching ("(Up)", "'left',", "**down**").
 _NOISE = re.compile(r"[\s,;:.!?'\"`*()\[\]{}<>]+")
 _VERBS = ("move", "go", "push", "walk")
-
-
-def _max_boxes(size: int) -> int:
-    # Keep a quarter of the interior per box, so rooms are not just boxes: 1-2 on 5x5, 3 above.
-    return min(3, (size - 2) ** 2 // 4)
+_FORMAT = "answer with one of up, down, left, right inside <action>...</action>"
+_LEGEND = "Legend: " + ", ".join(f"{k} {v}" for k, v in SYMBOLS.items()) + "."
 
 
 class _Frame:
     """The parts of an observation fixed by the grid shape, built once per shape and process.
 
-    The grid is drawn by writing the level's and then the state's symbols into a copy of
-    :attr:`blank`, which is much cheaper than formatting every cell each step.
+    Kept over formatting every cell each step because the step benchmark shows it matters:
+    a 6x6 observation formatted cell by cell (``render`` rows joined per line, coordinates
+    formatted anew) took about 7 us against 1.2 us for writing the state's few symbols into
+    a copy of :attr:`blank`, which would have brought a step (about 15 us with this frame)
+    level with TextArena's (about 22 us) instead of well below it.
     """
 
     __slots__ = ("blank", "header", "pos", "where")
 
     def __init__(self, height: int, width: int) -> None:
-        self.header = "\n".join(
-            [
-                "Sokoban. Push every box onto a goal. Each action moves you one cell; walking "
-                "into a box pushes it one cell if the cell behind it is free. You cannot pull "
-                "boxes or push two at once. A blocked move, a move after which the level can no "
-                "longer be solved in the steps left, or running out of steps ends the game.",
-                "Legend: " + ", ".join(f"{k} {v}" for k, v in SYMBOLS.items()) + ".",
-                "",
-                " " * 4 + "".join(f"{c + 1:>3}" for c in range(width)) + "   (columns)",
-            ]
-        )
+        columns = " " * 4 + "".join(f"{c + 1:>3}" for c in range(width)) + "   (columns)"
+        self.header = f"{_LEGEND}\n\n{columns}"
         lines, pos, offset = [], [], 0
         for r in range(height):
             line = f"{r + 1:>4}" + "  #" * width
@@ -110,9 +150,9 @@ class _Frame:
         self.blank = "\n".join(lines).encode()
         #: Index of each cell's symbol in :attr:`blank`.
         self.pos = tuple(pos)
-        #: Each cell as "(row r, column c)", 1-based.
+        #: Each cell as "row r, column c", 1-based.
         self.where = tuple(
-            f"(row {r + 1}, column {c + 1})" for r in range(height) for c in range(width)
+            f"row {r + 1}, column {c + 1}" for r in range(height) for c in range(width)
         )
 
 
@@ -121,13 +161,37 @@ def _frame(height: int, width: int) -> _Frame:
     return _Frame(height, width)
 
 
+def _max_boxes(size: int) -> int:
+    # Keep a quarter of the interior per box, so rooms are not just boxes: 1-2 on 5x5, 3 above.
+    return min(MAX_BOXES, (size - 2) ** 2 // 4)
+
+
+def _check_reward(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return float(value)
+
+
 class SokobanEnv(TextEnv):
     """Push every box onto a goal within a step budget; each move scored by a shortest-path oracle.
 
-    Kwargs: ``size`` (grid side including the outer walls, 5..10, default 6), ``boxes``
-    (1..3, default 1; at most 2 on a 5x5 grid), ``max_steps`` (step budget, 1..100, default 15),
-    ``oracle`` (``"shortest"`` or ``"solvable"``), ``reward_mode``, ``render_mode``,
-    ``score_process`` (default True).
+    Kwargs (defaults in brackets):
+
+    * ``size`` (grid side including the outer walls, 5..10 [6]), ``boxes`` (1..3 [1]; at most
+      2 on a 5x5 grid), ``max_steps`` (step budget, 1..100 [15]);
+    * ``oracle``: ``"shortest"`` or ``"solvable"`` (see :data:`ORACLE_MODES`) [shortest];
+    * ``search_depth``: None [None] (a solution must fit the steps left) or 1..100, the fixed
+      horizon of VPR's search;
+    * the reward constants ``optimal_reward`` [2.0], ``legal_reward`` [0.0],
+      ``deadlock_penalty`` [-2.0] (no solution in reach after the move) and
+      ``success_reward`` [1.0] (the outcome), with
+      ``deadlock_penalty <= legal_reward <= optimal_reward``;
+    * ``preset``: None or ``"vpr"`` (:data:`PRESETS`): a kwarg left at its default takes the
+      preset's value, one set to another value overrides it;
+    * the contract's ``reward_mode``, ``render_mode``, ``score_process``,
+      ``invalid_penalty`` [-2.0] and ``max_invalid`` [1].
 
     Actions: ``up``, ``down``, ``left``, ``right`` (rows grow downwards), case-insensitive,
     also ``u``/``d``/``l``/``r`` and an optional leading ``move``/``go``/``push``/``walk``.
@@ -135,20 +199,20 @@ class SokobanEnv(TextEnv):
 
     ``reset(options={"level": [...rows...]})`` plays a hand-drawn level (symbols as in the
     observation legend) instead of a generated one; ``size`` and ``boxes`` are then ignored.
+    It must fit :data:`.logic.MAX_SIDE` x :data:`.logic.MAX_SIDE` cells, hold at most
+    :data:`.logic.MAX_BOXES` boxes and start with a box off a goal (``ValueError`` otherwise).
 
-    Extra ``info`` after each step: ``optimal_moves_left`` (shortest solution length from the
-    new state, -1 when none fits the steps left), ``boxes_on_goals``, ``steps_left`` and
-    ``verdict`` (``optimal``, ``suboptimal``, ``solved``, ``deadlock``, ``blocked``,
-    ``invalid``).
+    Extra ``info`` on reset and after each step: ``verdict`` (``start``, ``optimal``,
+    ``suboptimal``, ``solved``, ``deadlock``, ``no_solution_in_reach``, ``unknown``,
+    ``blocked``, ``invalid``), ``optimal_moves_left`` (shortest solution length from the
+    state now, -1 when none is in reach, None when the search ran out), ``boxes_on_goals``
+    and ``oracle_degraded``.
 
     The oracle answers from the exact distance table the generator built while searching
     backwards from the solved positions (grown further on demand for small levels), and
-    with a memoised A* search beyond it. A step asks it two things: the distance from the
-    state before the move (already known from the previous step) and the distance after it
-    within the steps left. ``score_process=False`` reports a process reward of 0 and skips
-    turning that answer into a score, but saves next to nothing: the second question decides
-    whether the move deadlocked the level or ran out the budget, which ends the episode, so
-    it is asked either way (the dynamics and ``info`` extras are the same in both settings).
+    with a memoised, node-bounded A* search beyond it. ``score_process=False`` reports a
+    process reward of 0 but saves next to nothing: whether a move left a solution in reach
+    decides whether the episode ends, so the oracle is asked either way.
 
     >>> env = SokobanEnv(size=6, boxes=1)
     >>> _ = env.reset(seed=1)
@@ -157,17 +221,8 @@ class SokobanEnv(TextEnv):
     (True, 0)
     """
 
-    verifier_name: ClassVar[str] = "sokoban-bfs"
-    verifier_version: ClassVar[str] = "1"
-    rules: ClassVar[str] = (
-        "You play Sokoban on a grid surrounded by walls. Push every box onto a goal. Each "
-        "action moves you one cell up (row - 1), down (row + 1), left (column - 1) or right "
-        "(column + 1); walking into a box pushes it one cell if the cell behind it is free. "
-        "You cannot pull boxes or push two boxes at once. The game ends when every box is on "
-        "a goal, after a blocked or unreadable move, after a move that leaves the level "
-        "unsolvable within the steps left, or when the steps run out. Moves on a shortest "
-        "solution earn the most reward. Answer with one move, e.g. <action>up</action>."
-    )
+    verifier_name = "sokoban-bfs"
+    verifier_version = "2"
 
     def __init__(
         self,
@@ -176,43 +231,121 @@ class SokobanEnv(TextEnv):
         max_steps: int = 15,
         oracle: str = "shortest",
         *,
+        search_depth: int | None = None,
+        optimal_reward: float = 2.0,
+        legal_reward: float = 0.0,
+        deadlock_penalty: float = -2.0,
+        success_reward: float = 1.0,
+        preset: str | None = None,
         reward_mode: str = "both",
         render_mode: str | None = None,
         score_process: bool = True,
+        invalid_penalty: float = -2.0,
+        max_invalid: int = 1,
     ) -> None:
-        super().__init__(
-            reward_mode=reward_mode, render_mode=render_mode, score_process=score_process
+        kw = apply_preset(
+            SokobanEnv,
+            preset,
+            PRESETS,
+            {
+                "oracle": oracle,
+                "search_depth": search_depth,
+                "optimal_reward": optimal_reward,
+                "legal_reward": legal_reward,
+                "deadlock_penalty": deadlock_penalty,
+                "invalid_penalty": invalid_penalty,
+                "max_invalid": max_invalid,
+            },
         )
-        self.size = check_range("size", size, 5, 10)
-        self.num_boxes = check_range("boxes", boxes, 1, 3)
+        super().__init__(
+            reward_mode=reward_mode,
+            render_mode=render_mode,
+            score_process=score_process,
+            max_steps=check_range("max_steps", max_steps, 1, 100),
+            invalid_penalty=kw["invalid_penalty"],
+            max_invalid=kw["max_invalid"],
+        )
+        self.preset = preset
+        self.size = check_range("size", size, 5, MAX_SIDE)
+        self.num_boxes = check_range("boxes", boxes, 1, MAX_BOXES)
         limit = _max_boxes(self.size)
         if self.num_boxes > limit:
             raise ValueError(f"boxes must be in [1, {limit}] for size {self.size}, got {boxes}")
-        self.max_steps = check_range("max_steps", max_steps, 1, 100)
-        if oracle not in ORACLE_MODES:
-            raise ValueError(f"oracle must be one of {ORACLE_MODES}, got {oracle!r}")
-        self.oracle_mode = oracle
+        if kw["oracle"] not in ORACLE_MODES:
+            raise ValueError(f"oracle must be one of {ORACLE_MODES}, got {kw['oracle']!r}")
+        self.oracle_mode: str = kw["oracle"]
+        depth = kw["search_depth"]
+        self.search_depth = None if depth is None else check_range("search_depth", depth, 1, 100)
+        self.rewards = Rewards(
+            optimal=_check_reward("optimal_reward", kw["optimal_reward"]),
+            legal=_check_reward("legal_reward", kw["legal_reward"]),
+            unsolvable=check_penalty("deadlock_penalty", kw["deadlock_penalty"]),
+            blocked=self.invalid_penalty,
+        )
+        if not self.rewards.unsolvable <= self.rewards.legal <= self.rewards.optimal:
+            raise ValueError(
+                "the rewards must satisfy deadlock_penalty <= legal_reward <= optimal_reward, "
+                f"got {self.rewards.unsolvable}, {self.rewards.legal}, {self.rewards.optimal}"
+            )
+        self.success_reward = _check_reward("success_reward", success_reward)
         self._oracle: Oracle | None = None
         self.level: Level | None = None
         self.player = 0
         self.boxes: tuple[int, ...] = ()
-        self.steps_left = 0
         self.status = "playing"
         self.start_optimal = -1
-        # Memo of the unblocked moves: the observation and info both need them every step.
+        self._invalid_kind = ""  # "blocked move" or "unreadable action", for the end status
         self._legal_for: tuple[int, tuple[int, ...]] | None = None
         self._legal: tuple[str, ...] = ()
-        self._goals_text = ""
-        self._grid = b""  # the level's grid without player and boxes (see _Frame)
         self._frame = _frame(3, 3)
+        self._goals_text = ""
+        self._grid = b""
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "size": self.size,
+            "boxes": self.num_boxes,
+            "oracle": self.oracle_mode,
+            "search_depth": self.search_depth,
+            "optimal_reward": self.rewards.optimal,
+            "legal_reward": self.rewards.legal,
+            "deadlock_penalty": self.rewards.unsolvable,
+            "success_reward": self.success_reward,
+            "preset": self.preset,
+        }
+
+    @property
+    def rules(self) -> str:  # type: ignore[override]  # per instance: it states the limits
+        """The game explained for an LLM's system prompt (this env's horizon and limits)."""
+        if self.search_depth is None:
+            reach = "after a move that leaves no solution within the steps left"
+        else:
+            reach = f"after a move that leaves no solution within {self.search_depth} moves"
+        invalid = (
+            "a blocked or unreadable move"
+            if self.max_invalid == 1
+            else f"{self.max_invalid} blocked or unreadable moves"
+        )
+        return (
+            "You play Sokoban on a grid surrounded by walls. Push every box onto a goal. Each "
+            "action moves you one cell up (row - 1), down (row + 1), left (column - 1) or "
+            "right (column + 1); walking into a box pushes it one cell if the cell behind it "
+            "is free. You cannot pull boxes or push two boxes at once. The game ends when "
+            f"every box is on a goal, after {invalid}, {reach}, or when the "
+            f"{self.max_steps} steps run out. Moves on a shortest solution earn the most "
+            "reward. Answer with one move as <action>DIRECTION</action>, where DIRECTION is "
+            "up, down, left or right."
+        )
 
     # ------------------------------------------------------------------ episode
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
         if options.get("level") is not None:
             level, player, boxes = parse_level(options["level"])
+            check_playable(level, boxes)
             self._set_level(level)
-            optimal = self._require_oracle().distance(player, boxes, self.max_steps)
-            self.start_optimal = -1 if optimal is None else optimal
+            before, _ = move_limits(self.max_steps, self.search_depth)
+            optimal = self._require_oracle().distance(player, boxes, before)
+            self.start_optimal = optimal if isinstance(optimal, int) else -1
         else:
             level, player, boxes, optimal = generate_level(
                 rng, self.size, self.num_boxes, self.max_steps
@@ -221,8 +354,8 @@ class SokobanEnv(TextEnv):
             self._set_level(level)
             self.start_optimal = optimal
         self.player, self.boxes = player, boxes
-        self.steps_left = self.max_steps
         self.status = "playing"
+        self._invalid_kind = ""
 
     def _set_level(self, level: Level) -> None:
         # The oracle's memo is only valid for one level; keep it when a snapshot of the same
@@ -232,15 +365,12 @@ class SokobanEnv(TextEnv):
             self.level = level
             self._oracle = Oracle(level)
             self._frame = frame = _frame(level.height, level.width)
-            self._goals_text = ", ".join(frame.where[g] for g in level.goals)
+            self._goals_text = ", ".join(f"({frame.where[g]})" for g in level.goals)
             grid = bytearray(frame.blank)
-            pos, walls = frame.pos, level.walls
             for c in level.shape.interior:
-                if not walls[c]:
-                    grid[pos[c]] = 95  # _
-            for g in level.goals:
-                grid[pos[g]] = 79  # O
-            self._grid = bytes(grid)
+                if not level.walls[c]:
+                    grid[frame.pos[c]] = 79 if c in level.goal_set else 95  # O, _
+            self._grid = bytes(grid)  # the level's grid without player and boxes
 
     def _require_oracle(self) -> Oracle:
         assert self._oracle is not None, "call reset() first"
@@ -263,38 +393,32 @@ class SokobanEnv(TextEnv):
         grid[pos[self.player]] = 83 if self.player in goal_set else 80  # S, P
         if self.status == "playing":
             legal = ", ".join(self._legal_actions() or []) or "none"
-            tail = (
-                "up = row - 1, down = row + 1, left = column - 1, right = column + 1.\n"
-                f"Moves that are not blocked now: {legal}.\n"
-                "Answer with one move, e.g. <action>up</action>."
-            )
+            tail = f"Moves that are not blocked now: {legal}."
         else:
             tail = f"Game over: {self.status}."
         return (
             f"{frame.header}\n{grid.decode()}\n(rows)\n\n"
-            f"You are at {where[self.player][1:-1]}.\n"
-            f"Boxes: {', '.join([where[b] for b in self.boxes])}.\n"
+            f"You are at {where[self.player]}.\n"
+            f"Boxes: {', '.join([f'({where[b]})' for b in self.boxes])}.\n"
             f"Goals: {self._goals_text}.\n"
             f"Boxes on goals: {on_goals} of {len(self.boxes)}. Steps left: {self.steps_left}.\n"
             f"{tail}"
         )
 
     def _where(self, cell: int) -> str:
-        assert self.level is not None
         return self._frame.where[cell]
 
     def _legal_actions(self) -> list[str] | None:
         if self.level is None or self.status != "playing":
             return []
-        player, boxes = self.player, self.boxes
-        if self._legal_for != (player, boxes):
-            # The rule of `move`, inlined: this runs on every step.
-            walls, legal = self.level.walls, []
-            for name, d in zip(DIRECTIONS, self.level.deltas, strict=True):
-                t = player + d
-                if not walls[t] and (t not in boxes or not (walls[t + d] or t + d in boxes)):
-                    legal.append(name)
-            self._legal_for, self._legal = (player, boxes), tuple(legal)
+        state = (self.player, self.boxes)
+        if self._legal_for != state:
+            # Memoised per state: the observation and the step's info both ask every step.
+            level = self.level
+            self._legal = tuple(
+                name for i, name in enumerate(DIRECTIONS) if move(level, *state, i) is not None
+            )
+            self._legal_for = state
         return list(self._legal)
 
     def _parse(self, action: str) -> tuple[Any, str]:
@@ -304,9 +428,8 @@ class SokobanEnv(TextEnv):
             if len(words) == 2 and words[0] in _VERBS:
                 words = words[1:]
             if len(words) != 1 or words[0] not in _ALIASES:
-                fmt = "answer with one of up, down, left, right (e.g. <action>up</action>)"
                 shown = action if len(action) <= 40 else action[:40] + "..."
-                return None, f"could not read a move from {shown!r}; {fmt}"
+                return None, f"could not read a move from {shown!r}; {_FORMAT}"
             direction = _ALIASES[words[0]]
         assert self.level is not None
         if move(self.level, self.player, self.boxes, direction) is None:
@@ -316,117 +439,151 @@ class SokobanEnv(TextEnv):
     def _blocked_reason(self, direction: int) -> str:
         assert self.level is not None
         d = self.level.deltas[direction]
-        name = DIRECTIONS[direction]
         target = self.player + d
         legal = ", ".join(self._legal_actions() or []) or "none"
         if self.level.walls[target]:
-            why = f"{self._where(target)} is a wall"
+            why = f"({self._where(target)}) is a wall"
         else:
-            behind = target + d
-            what = "a wall" if self.level.walls[behind] else "another box"
-            why = f"the box at {self._where(target)} would be pushed into {what}"
-        return f"'{name}' is blocked: {why}. Moves not blocked now: {legal}"
+            what = "a wall" if self.level.walls[target + d] else "another box"
+            why = f"the box at ({self._where(target)}) would be pushed into {what}"
+        return f"'{DIRECTIONS[direction]}' is blocked: {why}. Moves not blocked now: {legal}"
 
     # ------------------------------------------------------------------ rules and rewards
-    def _apply(self, move_index: int) -> Outcome:
-        # The two questions of the verdict (see the class docstring). The distance after the
-        # move is reported in info anyway, so asking it exactly (rather than Oracle.judge's
-        # cheaper yes/no questions) costs nothing extra: a move changes the distance by at
-        # most one, so it is optimal iff that distance is here - 1, and it keeps the level
-        # solvable iff it exists within the steps left.
-        assert self.level is not None
+    def _judge(self, direction: int, steps_left: int) -> MoveEval:
+        # The one verdict both step and score_actions use, so their rewards always agree.
+        return self._require_oracle().judge(
+            self.player, self.boxes, direction, steps_left, self.search_depth
+        )
+
+    def _apply(self, direction: int) -> Outcome:
+        # Inside _apply the base has already counted this step: steps_left is what remains
+        # after it, so the move was made with one more.
         oracle = self._require_oracle()
-        nxt = move(self.level, self.player, self.boxes, move_index)
-        assert nxt is not None
-        here = oracle.distance(self.player, self.boxes, self.steps_left)
-        left = oracle.distance(nxt[0], nxt[1], self.steps_left - 1)
-        solvable = bool(here) and left is not None
-        optimal = solvable and here is not None and left == here - 1
-        self.player, self.boxes = nxt
-        self.steps_left -= 1
+        steps_after = self.steps_left
+        judged = self._judge(direction, steps_after + 1)
+        assert judged.next_state is not None and self.level is not None
+        self.player, self.boxes = judged.next_state
         solved = is_solved(self.level, self.boxes)
+        _, after = move_limits(steps_after + 1, self.search_depth)
+        left: Distance = 0 if solved else oracle.distance(self.player, self.boxes, after)
+        degraded = judged.unknown or left is UNKNOWN
+        terminated = truncated = False
         if solved:
             self.status = verdict = "solved"
-        elif not solvable:
-            self.status = (
-                "out of steps"
-                if self.steps_left == 0
-                else "the level cannot be solved in the steps left"
-            )
-            verdict = "deadlock"
+            terminated = True
+        elif judged.solvable is False:
+            dead = oracle.is_dead(self.player, self.boxes)
+            degraded = degraded or dead is UNKNOWN
+            if dead is True:
+                self.status = "the level can no longer be solved"
+                verdict = "deadlock"
+                terminated = True
+            else:
+                verdict = "no_solution_in_reach"
+                if steps_after > 0:  # else the base ends it: the budget is spent
+                    self.status = self._out_of_reach()
+                    truncated = True
+        elif judged.unknown:
+            verdict = "unknown"
         else:
-            verdict = "optimal" if optimal else "suboptimal"
+            verdict = "optimal" if judged.optimal else "suboptimal"
         return Outcome(
-            process=score_move(optimal, solvable, self.oracle_mode) if self.score_process else 0.0,
-            outcome=1.0 if solved else 0.0,
-            terminated=solved or not solvable,
+            process=self.rewards.score(judged, self.oracle_mode) if self.score_process else 0.0,
+            outcome=self.success_reward if solved else 0.0,
+            terminated=terminated,
+            truncated=truncated,
+            truncated_by="no_solution_in_reach" if truncated else "",
             success=solved,
-            info=self._extra_info(verdict, left),
+            info=self._extra_info(verdict, left, degraded),
         )
+
+    def _out_of_reach(self) -> str:
+        if self.search_depth is None:
+            return "no solution fits in the steps left"
+        return f"no solution within {self.search_depth} moves"
 
     def _reject(self, error: str) -> Outcome:
-        # VPR rule: a blocked or unreadable move costs -2 and ends the episode.
-        self.steps_left = max(0, self.steps_left - 1)
+        # The base adds invalid_penalty and ends the episode after max_invalid of these. The
+        # state is unchanged, but a step was spent: if no solution fits any more, the episode
+        # is over (truncated: the level itself is no worse than before).
         blocked = "is blocked" in error
-        self.status = "blocked move" if blocked else "unreadable action"
-        optimal = None
+        self._invalid_kind = "blocked move" if blocked else "unreadable action"
+        info: dict[str, Any] = {}
+        left: Distance = -1
+        truncated = False
         if self.level is not None:
-            optimal = self._require_oracle().distance(self.player, self.boxes, self.steps_left)
+            before, _ = move_limits(self.steps_left, self.search_depth)
+            left = self._require_oracle().distance(self.player, self.boxes, before)
+            if left is None and self.steps_left > 0:
+                self.status = self._out_of_reach()
+                truncated = True
+        info.update(self._extra_info("blocked" if blocked else "invalid", left, left is UNKNOWN))
         return Outcome(
-            process=-2.0,
-            terminated=True,
-            info=self._extra_info("blocked" if blocked else "invalid", optimal),
+            truncated=truncated,
+            truncated_by="no_solution_in_reach" if truncated else "",
+            info=info,
         )
 
-    def _extra_info(self, verdict: str, optimal: int | None) -> dict[str, Any]:
+    def _on_end(self, out: Outcome) -> None:
+        # _apply and _reject name the endings they decide; the base decides the other two.
+        if self.status == "playing":
+            self.status = self._invalid_kind if not out.valid else "out of steps"
+
+    def _extra_info(self, verdict: str, left: Distance, degraded: bool) -> dict[str, Any]:
         assert self.level is not None
-        goal_set = self.level.goal_set
         return {
             "verdict": verdict,
-            "optimal_moves_left": -1 if optimal is None else int(optimal),
-            "boxes_on_goals": len(goal_set.intersection(self.boxes)),
-            "steps_left": self.steps_left,
+            "optimal_moves_left": None if left is UNKNOWN else -1 if left is None else int(left),
+            "boxes_on_goals": len(self.level.goal_set.intersection(self.boxes)),
+            "oracle_degraded": bool(degraded),
         }
 
     def _reset_info(self) -> dict[str, Any]:
-        return self._extra_info("start", self.optimal_moves_left())
+        before, _ = move_limits(self.steps_left, self.search_depth)
+        left = self._require_oracle().distance(self.player, self.boxes, before)
+        return self._extra_info("start", left, left is UNKNOWN)
 
     def _score(self, move: Any, snapshot: bytes) -> float:
-        # Direct oracle lookup, the same verdict as _apply: nothing is applied, so the
-        # snapshot is not needed.
-        judged = self._require_oracle().judge(self.player, self.boxes, self.steps_left, int(move))
-        return score_move(judged.optimal, judged.solvable, self.oracle_mode)
+        # The same verdict as _apply, read without applying the move (nothing to restore).
+        return self.rewards.score(self._judge(int(move), self.steps_left), self.oracle_mode)
 
     def oracle_actions(self) -> list[str]:
         """Moves with the highest oracle score now, in ``up, down, left, right`` order."""
         self._require_started()
-        if self._done or self.status != "playing":
+        if self.is_over:
             return []
         best = self._require_oracle().best_moves(
-            self.player, self.boxes, self.steps_left, self.oracle_mode
+            self.player,
+            self.boxes,
+            self.steps_left,
+            self.oracle_mode,
+            self.search_depth,
+            self.rewards,
         )
         return [DIRECTIONS[i] for i in best]
 
-    def optimal_moves_left(self) -> int:
-        """Shortest solution length from the current state, or -1 if none fits the steps left."""
+    def optimal_moves_left(self) -> int | None:
+        """Shortest solution length from the current state, -1 if none is in reach, None if
+        the oracle's search ran out of node budget."""
         self._require_started()
-        dist = self._require_oracle().distance(self.player, self.boxes, self.steps_left)
-        return -1 if dist is None else dist
+        before, _ = move_limits(self.steps_left, self.search_depth)
+        dist = self._require_oracle().distance(self.player, self.boxes, before)
+        return None if dist is UNKNOWN else -1 if dist is None else dist
 
     # ------------------------------------------------------------------ snapshots
     def _state_dict(self) -> dict[str, Any]:
         assert self.level is not None
         return {
             "rows": render(self.level, self.player, self.boxes),
-            "steps_left": self.steps_left,
             "status": self.status,
             "start_optimal": self.start_optimal,
+            "invalid_kind": self._invalid_kind,
         }
 
     def _load_state_dict(self, state: dict[str, Any]) -> None:
         level, player, boxes = parse_level(state["rows"])
         self._set_level(level)
         self.player, self.boxes = player, boxes
-        self.steps_left = int(state["steps_left"])
         self.status = str(state["status"])
         self.start_optimal = int(state["start_optimal"])
+        self._invalid_kind = str(state["invalid_kind"])

@@ -1,30 +1,43 @@
-"""Sudoku as a text env with the VPR forced-cell / fewest-candidates process verifier.
+"""Sudoku as a text env with a forced-cell / fewest-candidates process verifier (after VPR).
 
 Each episode is a seeded puzzle with exactly one solution. The agent writes one digit per
-step as ``"row column digit"`` (1-based). Every placement is scored in the state before it:
+step as ``"row column digit"`` (1-based). Every placement is scored in the state before it
+(the reward constants are kwargs; these are the defaults, which are VPR's):
 
-* ``+2.0`` correct digit in a forced cell (a cell with exactly one candidate);
-* ``+1.0`` correct digit in a fewest-candidates (MRV) cell, when no cell is forced;
-* ``+0.5`` correct digit in any other cell;
-* ``-1.0`` and the episode ends (fail): a digit that differs from the unique solution;
-* ``-1.0`` and the episode ends (fail): an invalid action (unreadable text, a number out of
-  range, a given or filled cell, a digit already in the row / column / box).
+* ``reward_forced`` (+2.0): the correct digit in a *forced* cell;
+* ``reward_mrv`` (+1.0): the correct digit in a fewest-candidates (MRV) cell, when no cell is
+  forced;
+* ``reward_other`` (+0.5): the correct digit in any other cell;
+* ``reward_wrong`` (-1.0): a digit that differs from the unique solution. It is a legal move
+  (the board cannot show it is wrong), not an invalid action. With ``wrong_digit_ends=True``
+  (default) it ends the episode, terminated and lost; with False the digit is not written
+  and play goes on, so the board always agrees with the solution.
 
-Candidates come from the row / column / box rule only (no hidden singles), and the oracle
-cells are the forced cells, or the MRV cells when none is forced. ``info["move_kind"]`` says
-which case applied (``forced``, ``mrv``, ``other``, ``wrong``, ``invalid``; ``correct`` for a
-right digit when ``score_process=False``, which skips the forced / MRV classification) and
-``info["empty_cells"]`` how many cells are left.
+``oracle`` says which cells are forced: ``"singles"`` (default) counts naked singles (one
+candidate) and hidden singles (a digit with one possible cell in a row, column or box);
+``"naked"`` counts naked singles only, the VPR paper's rule, under which a hidden-single
+deduction scores +0.5 while a lucky guess in a two-candidate cell scores +1.
 
-Invalid actions end the episode like a wrong digit, as in VPR, where format errors count as
-failures; the observation then says what was wrong. The outcome reward is 1.0 on the step that
-completes the grid and 0.0 otherwise; running out of ``max_steps`` first ends the episode with
-outcome 0.0. Because each step either fills a cell or ends the episode, a budget of at least
-``blanks`` never binds; smaller budgets give short-horizon episodes that cannot succeed.
+Invalid actions (unreadable text, a number out of range, a filled cell, a digit that its row,
+column or box already holds) follow the one policy of :class:`~agentgym.core.TextEnv`:
+``invalid_penalty`` (default -1.0) each, and the episode ends, truncated, at ``max_invalid``
+(default 3). The outcome reward is 1.0 on the step that completes the grid and 0.0 otherwise.
+``max_steps`` (default 100) ends the episode truncated; with the defaults every step fills a
+cell, ends the game or is one of the few invalid actions, so it never binds on 9x9.
+
+``preset="vpr"`` is the configuration of VPR's ``vpr_sudoku.yaml`` (thu-nics/VPR): naked
+singles only, +2 / +1 / +0.5, a wrong digit -1 and play goes on (not written, as in VPR, whose
+game never writes a digit that differs from the solution), a digit its row, column or box
+already holds is a wrong digit too (VPR compares digits with the solution only), an invalid
+action -2 and the end (``invalid_penalty=-2.0, max_invalid=1``), 100 steps, 9x9 with 40
+blanks. Two differences remain: VPR reads only the strict ``"r c d"`` form, and it scores the
+step that spends the budget -2 whatever that step was; here that step keeps its own score.
 
 A step touches only the placed cell and its peers: candidate masks, per-digit candidate
-bitboards, the sorted legal-action list, the rendered board and (when scoring) a histogram of
-candidate counts are all updated in place, so a step costs a few microseconds.
+bitboards, the sorted legal-action list and (when scoring) a histogram of candidate counts are
+updated in place, so a scored step costs a few microseconds. Hidden singles are looked up in
+the per-digit bitboards (three ANDs for the played cell; a scan of every unit only when no
+naked single exists, cached until the next placement).
 
 >>> import gymnasium as gym
 >>> import agentgym
@@ -40,7 +53,7 @@ candidate counts are all updated in place, so a step costs a few microseconds.
 
 from __future__ import annotations
 
-import re
+import math
 from bisect import bisect_left
 from functools import cache
 from typing import Any, ClassVar
@@ -49,11 +62,9 @@ import numpy as np
 
 from agentgym.core import Outcome, TextEnv, check_range
 from agentgym.environments.games.sudoku.logic import (
-    REWARD_FORCED,
-    REWARD_MRV,
-    REWARD_OTHER,
-    REWARD_WRONG,
+    ORACLES,
     SIZES,
+    Rewards,
     blank_range,
     box_size,
     candidate_masks,
@@ -65,39 +76,74 @@ from agentgym.environments.games.sudoku.logic import (
     mask_table,
     parse_grid,
     peers,
-    placement_reward,
     solve,
+    unit_cells,
 )
+from agentgym.grammar import Slot, read_numbers
+from agentgym.presets import apply_preset
 
-__all__ = ["DEFAULT_BLANKS", "SudokuEnv"]
+__all__ = ["DEFAULT_BLANKS", "PRESETS", "VPR_PRESET", "SudokuEnv"]
 
 DEFAULT_BLANKS: dict[int, int] = {4: 8, 9: 40}
 MAX_STEPS_LIMIT = 1000
+PRESETS: tuple[str | None, ...] = (None, "vpr")
 
-_PLAYING, _SOLVED, _FAILED, _OUT_OF_STEPS = "playing", "solved", "failed", "out_of_steps"
-_STATUSES = (_PLAYING, _SOLVED, _FAILED, _OUT_OF_STEPS)
+#: The kwargs a preset sets, with their defaults when no preset is given.
+_DEFAULTS: dict[str, Any] = {
+    "oracle": "singles",
+    "invalid_penalty": -1.0,
+    "max_invalid": 3,
+    "wrong_digit_ends": True,
+    "repeats_are_wrong": False,
+    "reward_forced": 2.0,
+    "reward_mrv": 1.0,
+    "reward_other": 0.5,
+    "reward_wrong": -1.0,
+}
+#: ``preset="vpr"``: thu-nics/VPR ``verl/trainer/config/vpr_sudoku.yaml`` (invalid_penalty
+#: -2.0 with terminate_on_invalid_parse, terminate_on_wrong_digit false, forced 2.0, mrv 1.0,
+#: legal_non_oracle 0.5, wrong_digit -1.0) and its naked-singles oracle. Its max_steps (100)
+#: and board (9x9, 40 blanks) are this env's defaults and stay free, like any horizon.
+VPR_PRESET: dict[str, Any] = {
+    **_DEFAULTS,
+    "oracle": "naked",
+    "invalid_penalty": -2.0,
+    "max_invalid": 1,
+    "wrong_digit_ends": False,
+    "repeats_are_wrong": True,
+}
 
-_TOKEN = re.compile(r"[a-z]+|[0-9]+|\S")
-_SLOT_WORDS: dict[str, int] = {
-    "r": 0, "row": 0,
-    "c": 1, "col": 1, "column": 1,
-    "d": 2, "digit": 2, "v": 2, "val": 2, "value": 2, "n": 2, "num": 2, "number": 2,
-}  # fmt: skip
-_FILLER_WORDS = frozenset(
-    {"put", "place", "write", "set", "fill", "enter", "at", "in", "into", "to", "cell", "with"}
-)
-_PUNCTUATION = frozenset(",()[]{}=:;./")
-_SLOT_NAMES = ("row", "column", "digit")
+_PLAYING, _SOLVED, _WRONG, _OUT_OF_STEPS, _TOO_MANY_INVALID = (
+    "playing", "solved", "wrong", "out_of_steps", "too_many_invalid"
+)  # fmt: skip
+_END_LINES: dict[str, str] = {
+    _PLAYING: "",
+    _SOLVED: "\nGame over: solved.",
+    _WRONG: "\nGame over: a wrong digit.",
+    _OUT_OF_STEPS: "\nGame over: out of steps.",
+    _TOO_MANY_INVALID: "\nGame over: too many invalid actions.",
+}
+
+
+def _check_reward(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    return float(value)
+
+
+def _check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return value
 
 
 class _Tables:
-    """Per-size constants shared by every env of that size (strings are built once here, so a
-    step formats nothing but the two counters at the end of the observation)."""
+    """Per-size constants shared by every env of that size."""
 
     def __init__(self, size: int) -> None:
         n = size * size
-        b = box_size(size)
-        digits = range(size + 1)
         # actions[cell][digit] is the canonical action string. With one-character rows,
         # columns and digits, string order is (row, column, digit) order, so the legal list
         # stays sorted under bisect.
@@ -106,35 +152,31 @@ class _Tables:
             for c in range(n)
         )
         self.moves = {self.actions[c][d]: (c, d) for c in range(n) for d in range(1, size + 1)}
+        self.where = tuple(f"row {c // size + 1}, column {c % size + 1}" for c in range(n))
+        #: placed[cell][digit]: the observation's report of a placement, built once.
         self.placed = tuple(
-            tuple(f"You wrote {d} at row {c // size + 1}, column {c % size + 1}." for d in digits)
-            for c in range(n)
+            tuple(f"You wrote {d} at {self.where[c]}." for d in range(size + 1)) for c in range(n)
         )
         self.digits = mask_table(size)
         self.pop = tuple(m.bit_count() for m in range(1 << size))
         self.cell_bits = tuple(1 << c for c in range(n))
         self.peer_bits = tuple(sum(1 << j for j in peers(size)[c]) for c in range(n))
-        r, c, d = min(3, size), min(5, size), min(7, size)
-        self.example = f"{r} {c} {d}"
-        head = (
-            f"Sudoku {size}x{size}. Fill every '.' so that each row, each column and each "
-            f"{b}x{b} box contains the digits 1-{size} exactly once. The puzzle has exactly "
-            "one solution.\n\n"
+        units = unit_cells(size)
+        #: Every row, column and box as a bitboard of its cells.
+        self.unit_bits = tuple(sum(1 << c for c in unit) for unit in units)
+        #: The three unit bitboards of each cell.
+        self.cell_units = tuple(
+            tuple(bits for bits, unit in zip(self.unit_bits, units, strict=True) if c in unit)
+            for c in range(n)
         )
-        tail = (
-            "\n\n"
-            f"Legend: '.' = empty cell; a digit = a given clue or a digit you placed. "
-            f"Rows are numbered 1-{size} from top to bottom, columns 1-{size} from left to "
-            "right.\n"
-            f'Action format: "row column digit", e.g. <action>{r} {c} {d}</action> '
-            f"writes {d} in row {r}, column {c}.\n"
-            "Write only into empty cells. A digit that differs from the solution, or an "
-            "invalid action, ends the episode.\n"
+        digit_labels = ("d", "digit", "v", "val", "value", "n", "num", "number")
+        self.slots = (
+            Slot("row", size, ("r", "row")),
+            Slot("column", size, ("c", "col", "column")),
+            Slot("digit", size, digit_labels),
         )
-        # The observation up to its counters: head, empty board, legend. A placement rewrites
-        # one byte of the env's copy of it (offsets[cell]).
-        self.page = (head + format_grid([0] * n, size) + tail).encode("ascii")
-        self.offsets = tuple(len(head) + k for k in cell_offsets(size))
+        self.legend = "'.' = empty cell."
+        self.offsets = cell_offsets(size)
 
 
 @cache
@@ -143,7 +185,7 @@ def _tables(size: int) -> _Tables:
 
 
 class SudokuEnv(TextEnv):
-    """Fill a unique-solution Sudoku one digit at a time; VPR forced-cell / MRV oracle.
+    """Fill a unique-solution Sudoku one digit at a time; forced-cell / MRV oracle.
 
     Keyword arguments:
 
@@ -153,19 +195,34 @@ class SudokuEnv(TextEnv):
       solution stays unique, trying up to 20 seeded grids; if none reaches ``blanks`` (rare,
       only near the cap) the episode uses the one with the most blanks, still deterministic in
       the seed. ``info["empty_cells"]`` and the observation give the actual count.
-    * ``max_steps``: step budget, default ``2 * blanks``, allowed 1-1000.
+    * ``max_steps``: step budget, default 100, allowed 1-1000; spending it truncates.
+    * ``oracle``: ``"singles"`` (default: naked and hidden singles are forced) or ``"naked"``
+      (naked singles only, as VPR).
     * ``reward_mode``, ``render_mode``: as for every :class:`~agentgym.core.TextEnv`.
     * ``score_process`` (default True): False skips the forced / MRV classification on each
       step (the process reward is then 0.0 and ``info["move_kind"]`` is ``"correct"`` for a
       right digit); the game itself is unchanged, and :meth:`score_actions` /
       :meth:`oracle_actions` still consult the oracle.
+    * ``invalid_penalty`` (default -1.0) and ``max_invalid`` (default 3): the invalid-action
+      policy of :class:`~agentgym.core.TextEnv`.
+    * ``wrong_digit_ends`` (default True): a wrong digit ends the episode (terminated, lost);
+      False leaves the cell empty and play goes on.
+    * ``repeats_are_wrong`` (default False): a digit that its row, column or box already holds
+      is an invalid action; True scores it as a wrong digit instead, as VPR does.
+    * ``reward_forced``, ``reward_mrv``, ``reward_other``, ``reward_wrong`` (2.0, 1.0, 0.5,
+      -1.0): the process rewards above; they must satisfy
+      ``forced >= mrv > other > wrong`` so that the oracle's moves are the top-scored ones.
+    * ``preset``: None, or ``"vpr"`` for VPR's configuration (see the module docstring and
+      :data:`VPR_PRESET`). A kwarg left at its default takes the preset's value; one set to
+      another value overrides it (see :func:`agentgym.presets.apply_preset`). ``size``, ``blanks``
+      and ``max_steps`` stay free (VPR's 9, 40 and 100 are the defaults).
 
     ``reset(options={"puzzle": "53..7...."})`` plays a given puzzle instead (digits, ``.`` or
     ``0`` for blanks; it must have exactly one solution).
 
     Actions: ``"row column digit"``, e.g. ``"3 5 7"``; also ``"r3c5=7"``, ``"(3,5) 7"``,
-    ``"3,5,7"`` or ``"357"``. ``info["available_actions"]`` lists ``"r c d"`` for every empty
-    cell and every digit not already in its row, column or box.
+    ``"3,5,7"`` or ``"357"`` (:mod:`agentgym.grammar`). ``info["available_actions"]`` lists
+    ``"r c d"`` for every empty cell and every digit not already in its row, column or box.
 
     >>> env = SudokuEnv(size=9, blanks=40)
     >>> obs, info = env.reset(seed=3)
@@ -174,16 +231,7 @@ class SudokuEnv(TextEnv):
     """
 
     verifier_name: ClassVar[str] = "sudoku-forced-mrv"
-    verifier_version: ClassVar[str] = "1"
-    rules: ClassVar[str] = (
-        "You play Sudoku. Fill every empty '.' cell of the grid with a digit so that each row, "
-        "each column and each box holds every digit exactly once; the puzzle has exactly one "
-        "solution. Write one digit per turn as 'ROW COLUMN DIGIT' (rows and columns count from "
-        "1). A digit that differs from the solution, a filled cell, a digit already in the "
-        "row, column or box, or an unreadable action ends the game. Filling a cell that has "
-        "only one possible digit earns the most reward; when there is none, fill a cell with "
-        "the fewest possible digits. Answer with one action, e.g. <action>3 5 7</action>."
-    )
+    verifier_version: ClassVar[str] = "2"
     max_observation_length: ClassVar[int] = 4096
     max_action_length: ClassVar[int] = 1024
 
@@ -191,15 +239,47 @@ class SudokuEnv(TextEnv):
         self,
         size: int = 9,
         blanks: int | None = None,
-        max_steps: int | None = None,
+        max_steps: int = 100,
+        oracle: str = "singles",
         *,
         reward_mode: str = "both",
         render_mode: str | None = None,
         score_process: bool = True,
+        invalid_penalty: float = -1.0,
+        max_invalid: int = 3,
+        wrong_digit_ends: bool = True,
+        repeats_are_wrong: bool = False,
+        reward_forced: float = 2.0,
+        reward_mrv: float = 1.0,
+        reward_other: float = 0.5,
+        reward_wrong: float = -1.0,
+        preset: str | None = None,
     ) -> None:
-        super().__init__(
-            reward_mode=reward_mode, render_mode=render_mode, score_process=score_process
+        kw = apply_preset(
+            SudokuEnv,
+            preset,
+            {"vpr": VPR_PRESET},
+            {
+                "oracle": oracle,
+                "invalid_penalty": invalid_penalty,
+                "max_invalid": max_invalid,
+                "wrong_digit_ends": wrong_digit_ends,
+                "repeats_are_wrong": repeats_are_wrong,
+                "reward_forced": reward_forced,
+                "reward_mrv": reward_mrv,
+                "reward_other": reward_other,
+                "reward_wrong": reward_wrong,
+            },
         )
+        super().__init__(
+            reward_mode=reward_mode,
+            render_mode=render_mode,
+            score_process=score_process,
+            max_steps=check_range("max_steps", max_steps, 1, MAX_STEPS_LIMIT),
+            invalid_penalty=kw["invalid_penalty"],
+            max_invalid=kw["max_invalid"],
+        )
+        self.preset = preset
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size not in SIZES:
             raise ValueError(f"size must be one of {SIZES}, got {size!r}")
         self.size = int(size)
@@ -208,10 +288,25 @@ class SudokuEnv(TextEnv):
         if blanks is None:
             blanks = DEFAULT_BLANKS[self.size]
         self.blanks = check_range("blanks", blanks, low, high)
-        if max_steps is None:
-            max_steps = 2 * self.blanks
-        self.max_steps = check_range("max_steps", max_steps, 1, MAX_STEPS_LIMIT)
+        if kw["oracle"] not in ORACLES:
+            raise ValueError(f"oracle must be one of {ORACLES}, got {kw['oracle']!r}")
+        self.oracle = str(kw["oracle"])
+        self.wrong_digit_ends = _check_bool("wrong_digit_ends", kw["wrong_digit_ends"])
+        self.repeats_are_wrong = _check_bool("repeats_are_wrong", kw["repeats_are_wrong"])
+        self.rewards = Rewards(
+            forced=_check_reward("reward_forced", kw["reward_forced"]),
+            mrv=_check_reward("reward_mrv", kw["reward_mrv"]),
+            other=_check_reward("reward_other", kw["reward_other"]),
+            wrong=_check_reward("reward_wrong", kw["reward_wrong"]),
+        )
+        r = self.rewards
+        if not r.forced >= r.mrv > r.other > r.wrong:
+            raise ValueError(
+                "rewards must satisfy reward_forced >= reward_mrv > reward_other > reward_wrong, "
+                f"got {r.forced}, {r.mrv}, {r.other}, {r.wrong}"
+            )
         self._t = _tables(self.size)
+        self._rules = self._write_rules()
 
         n = self.size * self.size
         self._grid: list[int] = [0] * n
@@ -221,19 +316,85 @@ class SudokuEnv(TextEnv):
         self._message = ""
         # Derived from the grid by _rebuild and then kept in step with it by _place:
         # candidate mask per cell (0 when filled), per-digit bitboards of the empty cells
-        # that still allow the digit, the sorted canonical legal actions, the observation
-        # bytes up to the step counter, and the number of empty cells.
+        # that still allow the digit, the sorted canonical legal actions, the number of
+        # empty cells and the drawn board as ASCII bytes, where a placement rewrites one byte
+        # (benchmarks/test_bench_sudoku.py: drawing the 9x9 board costs 2-3 whole steps, and
+        # redrawing the placed row alone 1.2 us of a 5 us step).
         self._masks: list[int] = [0] * n
         self._cand: list[int] = [0] * (self.size + 1)
         self._legal: list[str] = []
-        self._page = bytearray(self._t.page)
         self._empty = 0
+        self._board = bytearray()
         # _hist[k] for k >= 1: empty cells with exactly k candidates (_hist[0] means nothing).
-        # The forced / MRV oracle reads only this; None until the oracle is consulted, and
-        # dropped by unscored steps, which do not maintain it.
+        # The oracle reads naked singles and the MRV count from it; None until the oracle is
+        # consulted, and dropped by unscored steps, which do not maintain it.
         self._hist: list[int] | None = None
+        # Whether some unit has a hidden single; None until asked since the last placement.
+        self._hidden: bool | None = None
+
+    # ------------------------------------------------------------------ text for the LLM
+    @property
+    def rules(self) -> str:  # type: ignore[override]
+        """The rules and the action format for this episode's size and settings."""
+        return self._rules
+
+    def _write_rules(self) -> str:
+        n, b = self.size, self.box
+        if self.wrong_digit_ends:
+            wrong = "A digit that differs from the solution ends the game."
+        else:
+            wrong = (
+                "A digit that differs from the solution is not written and costs reward; "
+                "play goes on."
+            )
+        if self.repeats_are_wrong:
+            invalid = (
+                "A digit that its row, column or box already holds counts as such a digit. "
+                "Writing into a filled cell or an unreadable action is invalid"
+            )
+        else:
+            invalid = (
+                "Writing into a filled cell, a digit that its row, column or box already "
+                "holds, or an unreadable action is invalid"
+            )
+        if self.max_invalid == 1:
+            invalid += " and ends the game."
+        else:
+            invalid += f"; after {self.max_invalid} invalid actions the game ends."
+        if self.oracle == "singles":
+            forced = (
+                "the only digit that cell can take, or the only cell left for a digit in its "
+                "row, column or box"
+            )
+        else:
+            forced = "the only digit that cell can take"
+        return (
+            f"You play Sudoku on a {n}x{n} grid of {b}x{b} boxes. Fill every empty '.' cell so "
+            f"that each row, each column and each box holds the digits 1-{n} exactly once; the "
+            f"puzzle has exactly one solution. Rows are numbered 1-{n} from the top, columns "
+            f"1-{n} from the left. Each turn, write one digit into one empty cell as "
+            "<action>ROW COLUMN DIGIT</action>, with ROW, COLUMN and DIGIT replaced by numbers "
+            f"from 1 to {n}. {wrong} {invalid} The most reward goes to filling a cell whose "
+            f"digit is forced ({forced}); when no cell is forced, fill a cell with the fewest "
+            "possible digits."
+        )
 
     # ------------------------------------------------------------------ episode
+    def _config(self) -> dict[str, Any]:
+        r = self.rewards
+        return {
+            "size": self.size,
+            "blanks": self.blanks,
+            "oracle": self.oracle,
+            "wrong_digit_ends": self.wrong_digit_ends,
+            "repeats_are_wrong": self.repeats_are_wrong,
+            "reward_forced": r.forced,
+            "reward_mrv": r.mrv,
+            "reward_other": r.other,
+            "reward_wrong": r.wrong,
+            "preset": self.preset,
+        }
+
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
         if options.get("puzzle") is not None:
             puzzle = self._puzzle_from_option(options["puzzle"])
@@ -247,6 +408,9 @@ class SudokuEnv(TextEnv):
         self._status = _PLAYING
         self._message = ""
         self._rebuild()
+
+    def _reset_info(self) -> dict[str, Any]:
+        return {"empty_cells": self._empty}
 
     def _puzzle_from_option(self, text: Any) -> list[int]:
         if not isinstance(text, str):
@@ -262,38 +426,24 @@ class SudokuEnv(TextEnv):
     def _rebuild(self) -> None:
         """Recompute every structure derived from the grid (new episode or snapshot load)."""
         t = self._t
-        grid = self._grid
-        masks = candidate_masks(grid, self.size)
+        masks = candidate_masks(self._grid, self.size)
         cand = [0] * (self.size + 1)
         for cell, m in enumerate(masks):
             for d in t.digits[m]:
                 cand[d] |= t.cell_bits[cell]
-        page = bytearray(t.page)
-        for cell, v in enumerate(grid):
-            if v:
-                page[t.offsets[cell]] = 48 + v  # ASCII digit
         self._masks = masks
         self._cand = cand
         self._legal = [t.actions[c][d] for c, m in enumerate(masks) for d in t.digits[m]]
-        self._page = page
-        self._empty = grid.count(0)
+        self._empty = self._grid.count(0)
+        self._board = bytearray(format_grid(self._grid, self.size).encode("ascii"))
         self._hist = self._count_hist() if self.score_process else None
+        self._hidden = None
 
     def _count_hist(self) -> list[int]:
         hist = [0] * (self.size + 1)
         for k in map(self._t.pop.__getitem__, self._masks):
             hist[k] += 1
         return hist
-
-    def _fewest(self) -> int:
-        """Fewest candidates of an empty cell (1: forced cells exist); 0 if none has any."""
-        hist = self._hist
-        if hist is None:
-            hist = self._hist = self._count_hist()
-        for k in range(1, self.size + 1):
-            if hist[k]:
-                return k
-        return 0
 
     def _place(self, cell: int, digit: int) -> None:
         """Write a candidate ``digit`` into empty ``cell`` and update what derives from it.
@@ -305,7 +455,8 @@ class SudokuEnv(TextEnv):
         masks, cand, legal, hist = self._masks, self._cand, self._legal, self._hist
         self._grid[cell] = digit
         self._empty -= 1
-        self._page[t.offsets[cell]] = 48 + digit
+        self._hidden = None
+        self._board[t.offsets[cell]] = 48 + digit  # the ASCII digit
         m = masks[cell]
         masks[cell] = 0
         k = t.pop[m]
@@ -317,170 +468,78 @@ class SudokuEnv(TextEnv):
         hit = cand[digit] & t.peer_bits[cell]
         cand[digit] ^= hit
         bit = 1 << (digit - 1)
-        actions = t.actions
-        if hist is None:
-            while hit:
-                low = hit & -hit
-                hit ^= low
-                j = low.bit_length() - 1
-                masks[j] ^= bit
-                del legal[bisect_left(legal, actions[j][digit])]
-        else:
-            pop = t.pop
+        if hist is not None:
             hist[k] -= 1
-            while hit:
-                low = hit & -hit
-                hit ^= low
-                j = low.bit_length() - 1
-                m = masks[j]
-                masks[j] = m ^ bit
-                k = pop[m]
+        while hit:
+            low = hit & -hit
+            hit ^= low
+            j = low.bit_length() - 1
+            m = masks[j]
+            masks[j] = m ^ bit
+            if hist is not None:
+                k = t.pop[m]
                 hist[k] -= 1
                 hist[k - 1] += 1
-                del legal[bisect_left(legal, actions[j][digit])]
+            del legal[bisect_left(legal, t.actions[j][digit])]
+
+    # ------------------------------------------------------------------ the oracle
+    def _naked_count(self) -> list[int]:
+        if self._hist is None:
+            self._hist = self._count_hist()
+        return self._hist
+
+    def _fewest(self) -> int:
+        """Fewest candidates of an empty cell (1: naked singles exist); 0 if none has any."""
+        hist = self._naked_count()
+        return next((k for k in range(1, self.size + 1) if hist[k]), 0)
+
+    def _hidden_at(self, cell: int, digit: int) -> bool:
+        """True if ``digit`` has no other possible cell in one of ``cell``'s units."""
+        here, allowed = self._t.cell_bits[cell], self._cand[digit]
+        return any(allowed & unit == here for unit in self._t.cell_units[cell])
+
+    def _hidden_singles(self) -> dict[int, int]:
+        """``{cell: digit}`` of every hidden single, from the per-digit bitboards."""
+        found: dict[int, int] = {}
+        for d in range(1, self.size + 1):
+            allowed = self._cand[d]
+            for unit in self._t.unit_bits:
+                x = allowed & unit
+                if x and not x & (x - 1):
+                    found[x.bit_length() - 1] = d
+        return found
+
+    def _any_forced(self) -> bool:
+        if self._naked_count()[1]:
+            return True
+        if self.oracle == "naked":
+            return False
+        if self._hidden is None:
+            self._hidden = bool(self._hidden_singles())
+        return self._hidden
 
     def _judge(self, cell: int, digit: int) -> tuple[float, str]:
         """Process reward and kind of writing ``digit`` into empty ``cell``, before the move."""
+        r = self.rewards
         if digit != self._solution[cell]:
-            return REWARD_WRONG, "wrong"
-        best = self._fewest()
-        return placement_reward(
-            "forced" if best == 1 else "mrv", best > 0 and self._t.pop[self._masks[cell]] == best
-        )
+            return r.wrong, "wrong"
+        k = self._t.pop[self._masks[cell]]
+        if k == 1 or (self.oracle == "singles" and self._hidden_at(cell, digit)):
+            return r.forced, "forced"
+        if not self._any_forced() and k == self._fewest():
+            return r.mrv, "mrv"
+        return r.other, "other"
 
-    # ------------------------------------------------------------------ hooks
-    def _legal_actions(self) -> list[str]:
-        # The live list (updated in place by each step); TextEnv copies it into info.
-        return self._legal if self._status == _PLAYING else []
-
-    def _parse(self, action: str) -> tuple[Any, str]:
-        move = self._t.moves.get(action)
-        if move is not None:
-            cell, digit = move
-            # The candidate mask is 0 for filled cells, so one bit test accepts the common case.
-            if self._masks[cell] >> (digit - 1) & 1:
-                return move, ""
-            return self._check_move(cell // self.size + 1, cell % self.size + 1, digit)
-        n = self.size
-        example = self._t.example
-        fmt = f'use "row column digit" with rows, columns and digits 1-{n}, e.g. "{example}"'
-        slots: list[str | None] = [None, None, None]
-        loose: list[str] = []
-        pending: int | None = None
-        for tok in _TOKEN.findall(action.lower()):
-            if tok.isascii() and tok.isdigit():
-                if pending is None:
-                    loose.append(tok)
-                elif slots[pending] is not None:
-                    return None, f"the {_SLOT_NAMES[pending]} is given twice; {fmt}"
-                else:
-                    slots[pending] = tok
-                    pending = None
-            elif tok in _SLOT_WORDS:
-                if pending is not None:
-                    return None, f"'{tok}' follows a label with no number; {fmt}"
-                pending = _SLOT_WORDS[tok]
-            elif tok in _FILLER_WORDS or tok in _PUNCTUATION:
-                continue
-            else:
-                return None, f"unexpected text {tok[:20]!a} in {action[:40]!a}; {fmt}"
-        if pending is not None:
-            return None, f"the {_SLOT_NAMES[pending]} label has no number; {fmt}"
-        if slots == [None, None, None] and len(loose) == 1 and len(loose[0]) == 3:
-            loose = list(loose[0])  # compact "357"
-        for k in range(3):
-            if slots[k] is None and loose:
-                slots[k] = loose.pop(0)
-        if loose:
-            return None, f"too many numbers in {action[:40]!a}; expected 3; {fmt}"
-        missing = [name for name, s in zip(_SLOT_NAMES, slots, strict=True) if s is None]
-        if missing:
-            return None, f"missing {' and '.join(missing)} in {action[:40]!a}; {fmt}"
-        values = []
-        for name, s in zip(_SLOT_NAMES, slots, strict=True):
-            assert s is not None
-            # Length check first: int() of a huge digit string is slow and may raise.
-            if len(s) > 3 or not 1 <= int(s) <= n:
-                return None, f"{name} {s[:10]} is out of range; it must be 1-{n}; {fmt}"
-            values.append(int(s))
-        return self._check_move(*values)
-
-    def _check_move(self, r: int, c: int, d: int) -> tuple[Any, str]:
-        """The move for 1-based ``(r, c, d)`` in range, or why the cell or digit is not allowed."""
-        n = self.size
-        cell = (r - 1) * n + (c - 1)
-        if self._grid[cell]:
-            what = "a given clue" if self._given[cell] else "already filled"
-            return None, (
-                f"row {r}, column {c} is {what} ({self._grid[cell]}); "
-                f"write only into empty '.' cells"
-            )
-        # The candidate mask answers the common case; the slow unit scan only words the error.
-        clash = [] if self._masks[cell] >> (d - 1) & 1 else conflicts(self._grid, n, cell, d)
-        if clash:
-            return None, (
-                f"{d} already appears in the {' and '.join(clash)} of row {r}, column {c}"
-            )
-        return (cell, d), ""
-
-    def _apply(self, move: tuple[int, int]) -> Outcome:
-        cell, digit = move
-        if digit != self._solution[cell]:
-            self._status = _FAILED
-            self._message = (
-                f"{digit} at row {cell // self.size + 1}, column {cell % self.size + 1} is not "
-                "the solution's digit; the episode is over."
-            )
-            return Outcome(
-                process=REWARD_WRONG,
-                terminated=True,
-                info={"move_kind": "wrong", "empty_cells": self._empty},
-            )
-        if self.score_process:
-            # Inline _judge: the digit is right, so only the oracle cells matter.
-            hist = self._hist
-            best = 1 if hist is not None and hist[1] else self._fewest()
-            if best and self._t.pop[self._masks[cell]] == best:
-                process, kind = (REWARD_FORCED, "forced") if best == 1 else (REWARD_MRV, "mrv")
-            else:
-                process, kind = REWARD_OTHER, "other"
-        else:
-            process, kind = 0.0, "correct"
-            self._hist = None  # not maintained by unscored steps; rebuilt when consulted
-        self._place(cell, digit)
-        left = self._empty
-        if left == 0:
-            self._status = _SOLVED
-            self._message = f"{self._t.placed[cell][digit]} The grid is solved!"
-            return Outcome(
-                process=process,
-                outcome=1.0,
-                terminated=True,
-                success=True,
-                info={"move_kind": kind, "empty_cells": 0},
-            )
-        if self._steps >= self.max_steps:
-            self._status = _OUT_OF_STEPS
-            self._message = f"{self._t.placed[cell][digit]} No steps left; the episode is over."
-            return Outcome(
-                process=process, terminated=True, info={"move_kind": kind, "empty_cells": left}
-            )
-        self._message = self._t.placed[cell][digit]
-        # Positional fields (process, outcome, terminated, success, parts, info): keyword
-        # arguments and the default factory cost a measurable share of a hot step.
-        return Outcome(process, 0.0, False, False, {}, {"move_kind": kind, "empty_cells": left})
-
-    def _reject(self, error: str) -> Outcome:
-        self._status = _FAILED
-        self._message = f"Invalid action: {error}. The episode is over."
-        return Outcome(
-            process=REWARD_WRONG,
-            terminated=True,
-            info={"move_kind": "invalid", "empty_cells": self._empty},
-        )
-
-    def _score(self, move: tuple[int, int], snapshot: bytes) -> float:
-        return self._judge(*move)[0]
+    def _oracle_cells(self) -> list[int]:
+        """Forced cells, or the fewest-candidates cells when none is forced (ascending)."""
+        pop, masks = self._t.pop, self._masks
+        cells = {c for c, m in enumerate(masks) if pop[m] == 1}
+        if self.oracle == "singles":
+            cells.update(self._hidden_singles())
+        if not cells:
+            best = self._fewest()
+            cells = {c for c, m in enumerate(masks) if m and pop[m] == best}
+        return sorted(cells)
 
     def oracle_actions(self) -> list[str]:
         """Correct digits for the forced cells, or for the MRV cells when none is forced.
@@ -491,42 +550,103 @@ class SudokuEnv(TextEnv):
         ['4 3 2', '4 4 1']
         """
         self._require_started()
-        if self._done or self._status != _PLAYING:
+        if self.is_over:
             return []
-        best = self._fewest()
-        if not best:
-            return []
-        t, solution = self._t, self._solution
-        return [
-            t.actions[cell][solution[cell]]
-            for cell, m in enumerate(self._masks)
-            if t.pop[m] == best
-        ]
+        actions, solution = self._t.actions, self._solution
+        return [actions[c][solution[c]] for c in self._oracle_cells()]
+
+    def _score(self, move: tuple[int, int], snapshot: bytes) -> float:
+        return self._judge(*move)[0]
+
+    # ------------------------------------------------------------------ hooks
+    def _legal_actions(self) -> list[str]:
+        # The live list (updated in place by each step); TextEnv copies it into info.
+        return self._legal
+
+    def _parse(self, action: str) -> tuple[Any, str]:
+        # Fast path for the canonical "r c d" strings a policy or agent mostly sends: one dict
+        # lookup instead of the grammar (the step benchmark's moves are all canonical).
+        move = self._t.moves.get(action)
+        if move is not None:
+            cell, digit = move
+            # The candidate mask is 0 for filled cells, so one bit test accepts the common case.
+            if self._masks[cell] >> (digit - 1) & 1:
+                return move, ""
+            return self._check_move(cell, digit)
+        values, error = read_numbers(action, self._t.slots, example="ROW COLUMN DIGIT")
+        if values is None:
+            if not any("0" <= ch <= "9" for ch in action):
+                # Copied placeholders or prose: say what the grammar's token error would not.
+                return None, (
+                    f"no numbers in {action.strip()[:40]!a}; write the row, column and digit "
+                    f"as numbers from 1 to {self.size}, like <action>ROW COLUMN DIGIT</action>"
+                )
+            return None, error
+        r, c, d = values
+        return self._check_move((r - 1) * self.size + (c - 1), d)
+
+    def _check_move(self, cell: int, d: int) -> tuple[Any, str]:
+        """The move for an in-range ``(cell, d)``, or why the cell or digit is not allowed."""
+        where = self._t.where[cell]
+        if self._grid[cell]:
+            what = "a given clue" if self._given[cell] else "already filled"
+            return None, f"{where} is {what} ({self._grid[cell]}); write only into empty cells"
+        if self._masks[cell] >> (d - 1) & 1 or self.repeats_are_wrong:
+            return (cell, d), ""
+        # The slow unit scan only words the error.
+        units = conflicts(self._grid, self.size, cell, d)
+        clash = " and ".join([", ".join(units[:-1]), units[-1]] if len(units) > 2 else units)
+        return None, f"{d} already appears in the {clash} of {where}"
+
+    def _apply(self, move: tuple[int, int]) -> Outcome:
+        cell, digit = move
+        if digit != self._solution[cell]:
+            ends = self.wrong_digit_ends
+            self._message = f"{digit} at {self._t.where[cell]} is not the solution's digit" + (
+                "." if ends else "; it was not written."
+            )
+            if ends:
+                self._status = _WRONG
+            return Outcome(
+                process=self.rewards.wrong,
+                terminated=ends,
+                info={"move_kind": "wrong", "empty_cells": self._empty},
+            )
+        if self.score_process:
+            process, kind = self._judge(cell, digit)
+        else:
+            process, kind = 0.0, "correct"
+            self._hist = None  # not maintained by unscored steps; rebuilt when consulted
+        self._place(cell, digit)
+        self._message = self._t.placed[cell][digit]
+        info = {"move_kind": kind, "empty_cells": self._empty}
+        if self._empty == 0:
+            self._status = _SOLVED
+            return Outcome(process=process, outcome=1.0, terminated=True, success=True, info=info)
+        return Outcome(process=process, info=info)
+
+    def _reject(self, error: str) -> Outcome:
+        self._message = f"Invalid action: {error}."
+        return Outcome(info={"move_kind": "invalid", "empty_cells": self._empty})
+
+    def _on_end(self, out: Outcome) -> None:
+        if out.truncated:
+            # The base truncates for max_invalid only on the invalid action that reaches it.
+            too_many = not out.valid and self.invalid_actions >= self.max_invalid
+            self._status = _TOO_MANY_INVALID if too_many else _OUT_OF_STEPS
 
     # ------------------------------------------------------------------ text
     def _observe(self) -> str:
-        steps_left = self.max_steps - self._steps
-        if steps_left < 0:
-            steps_left = 0
-        status = self._status
-        if status == _PLAYING:
-            end = ""
-        elif status == _SOLVED:
-            end = "\nStatus: solved."
-        else:
-            end = "\nStatus: episode over (not solved)."
-        # One f-string: the ~1.3 KB page is copied once after decoding, not once per part.
-        if self._message:
-            return (
-                f"{self._page.decode()}Empty cells: {self._empty}. Steps left: {steps_left}."
-                f"\nLast action: {self._message}{end}"
-            )
-        return f"{self._page.decode()}Empty cells: {self._empty}. Steps left: {steps_left}.{end}"
+        board = self._board.decode()
+        last = f"\nLast action: {self._message}" if self._message else ""
+        return (
+            f"{board}\n{self._t.legend} Empty cells: "
+            f"{self._empty}. Steps left: {self.steps_left}.{last}{_END_LINES[self._status]}"
+        )
 
     # ------------------------------------------------------------------ snapshots
     def _state_dict(self) -> dict[str, Any]:
         return {
-            "size": self.size,
             "grid": list(self._grid),
             "given": list(self._given),
             "solution": list(self._solution),
@@ -535,15 +655,13 @@ class SudokuEnv(TextEnv):
         }
 
     def _load_state_dict(self, d: dict[str, Any]) -> None:
-        if int(d["size"]) != self.size:
-            raise ValueError(f"snapshot is for size {d['size']}, this env has size {self.size}")
         n = self.size * self.size
         grid = [int(v) for v in d["grid"]]
         solution = [int(v) for v in d["solution"]]
         given = [bool(v) for v in d["given"]]
         if not len(grid) == len(solution) == len(given) == n:
             raise ValueError(f"snapshot grids must have {n} cells")
-        if d["status"] not in _STATUSES:
+        if d["status"] not in _END_LINES:
             raise ValueError(f"unknown status {d['status']!r} in snapshot")
         self._grid, self._solution, self._given = grid, solution, given
         self._status = str(d["status"])

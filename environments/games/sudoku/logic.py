@@ -5,6 +5,18 @@ cell and ``1..size`` for a digit. Cell ``i`` is row ``i // size``, column ``i % 
 here; the env speaks 1-based). Candidate sets are bitmasks: bit ``d - 1`` set means digit ``d``
 is still allowed, so a whole candidate analysis is one pass over the grid with integer ops.
 
+The oracle names the cells whose digit is *forced*, or, when none is, the cells with the
+fewest candidates (MRV). Two rules for "forced" (``oracle=``):
+
+* ``"singles"`` (the default): a naked single (a cell with one candidate) or a hidden single
+  (a digit with one possible cell in a row, column or box). Both are sound deductions, so a
+  reward that pays for them pays for logic, not luck.
+* ``"naked"``: naked singles only, the VPR paper's rule. In a state whose only deductions are
+  hidden singles it calls nothing forced, so a two-candidate guess outscores the deduction.
+
+Random draws go through :class:`agentgym.draws.Draws` (raw generator words only), so a seed
+gives the same puzzle on every machine and NumPy version.
+
 >>> import numpy as np
 >>> puzzle, solution = make_puzzle(4, 6, np.random.default_rng(0))
 >>> puzzle.count(0), count_solutions(puzzle, 4), solution == solve(puzzle, 4)
@@ -17,12 +29,18 @@ True
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
+from agentgym.draws import Draws
+
 __all__ = [
+    "DEFAULT_REWARDS",
+    "ORACLES",
     "SIZES",
+    "Rewards",
     "blank_range",
     "box_size",
     "candidate_masks",
@@ -31,27 +49,50 @@ __all__ = [
     "count_solutions",
     "forced_cells",
     "format_grid",
+    "format_row",
+    "grid_lines",
+    "hidden_singles",
     "make_puzzle",
     "mask_digits",
     "mask_table",
     "mrv_cells",
+    "naked_singles",
     "oracle_cells",
     "parse_grid",
     "peers",
     "placement_reward",
     "random_full_grid",
     "remove_cells",
+    "row_line",
     "score_move",
     "solve",
+    "unit_cells",
 ]
 
 SIZES: tuple[int, ...] = (4, 9)
+#: The rules for a "forced" cell: naked and hidden singles, or naked singles only (VPR).
+ORACLES: tuple[str, ...] = ("singles", "naked")
 
-# Process rewards (VPR): the verifier scores a placement in the state before it.
-REWARD_FORCED: float = 2.0
-REWARD_MRV: float = 1.0
-REWARD_OTHER: float = 0.5
-REWARD_WRONG: float = -1.0
+
+@dataclass(frozen=True, slots=True)
+class Rewards:
+    """Process rewards of one placement, judged in the state before it (VPR's table).
+
+    ``forced``: the correct digit in a forced cell; ``mrv``: the correct digit in a
+    fewest-candidates cell when no cell is forced; ``other``: any other correct digit;
+    ``wrong``: a digit that differs from the unique solution.
+
+    >>> Rewards().forced, Rewards(wrong=-2.0).wrong
+    (2.0, -2.0)
+    """
+
+    forced: float = 2.0
+    mrv: float = 1.0
+    other: float = 0.5
+    wrong: float = -1.0
+
+
+DEFAULT_REWARDS = Rewards()
 
 # One greedy removal pass ends at a *minimal* puzzle (no clue can go without losing
 # uniqueness). Measured over 200 seeds, such passes end at 54-59 blanks on 9x9 (under 56 in
@@ -200,14 +241,66 @@ def candidate_masks(grid: list[int], size: int) -> list[int]:
     ]
 
 
-def forced_cells(grid: list[int], size: int) -> list[int]:
+@cache
+def unit_cells(size: int) -> tuple[tuple[int, ...], ...]:
+    """The cells of every unit: rows first, then columns, then boxes (``3 * size`` units).
+
+    >>> unit_cells(4)[0], unit_cells(4)[4], unit_cells(4)[8]
+    ((0, 1, 2, 3), (0, 4, 8, 12), (0, 1, 4, 5))
+    """
+    rows, cols, boxes = _geometry(size)
+    return tuple(
+        tuple(i for i in range(size * size) if index[i] == k)
+        for index in (rows, cols, boxes)
+        for k in range(size)
+    )
+
+
+def naked_singles(grid: list[int], size: int) -> list[int]:
     """Empty cells (ascending index) with exactly one candidate digit.
 
-    >>> g = [1, 2, 3, 0,  0, 0, 0, 0,  0, 0, 0, 0,  0, 0, 0, 0]
-    >>> forced_cells(g, 4)
+    >>> naked_singles([1, 2, 3, 0] + [0] * 12, 4)
     [3]
     """
     return [i for i, m in enumerate(candidate_masks(grid, size)) if m and m & (m - 1) == 0]
+
+
+def hidden_singles(grid: list[int], size: int) -> dict[int, int]:
+    """``{cell: digit}`` for every digit that has one possible cell in a row, column or box.
+
+    Such a digit must go there (its unit needs it somewhere). A cell can also be a naked
+    single; both count as forced under ``oracle="singles"``.
+
+    Two 1s, at r2c3 and r3c1: the top-left box's 1 cannot go in column 1 or row 2, so only
+    r1c2 (cell 1) is left for it; row 4's 1 cannot go in column 1, column 3 or the bottom-left
+    box, so only r4c4 (cell 15). Every cell still has three or four candidates.
+
+    >>> hidden_singles([0, 0, 0, 0,  0, 0, 1, 0,  1, 0, 0, 0,  0, 0, 0, 0], 4)
+    {1: 1, 15: 1}
+    """
+    masks = candidate_masks(grid, size)
+    found: dict[int, int] = {}
+    for unit in unit_cells(size):
+        for d in range(1, size + 1):
+            bit = 1 << (d - 1)
+            cells = [i for i in unit if masks[i] & bit]
+            if len(cells) == 1:
+                found[cells[0]] = d
+    return dict(sorted(found.items()))
+
+
+def forced_cells(grid: list[int], size: int, oracle: str = "singles") -> list[int]:
+    """Empty cells (ascending index) whose digit is forced under the ``oracle`` rule.
+
+    >>> g = [0, 0, 0, 0,  0, 0, 1, 0,  1, 0, 0, 0,  0, 0, 0, 0]  # see hidden_singles
+    >>> forced_cells(g, 4), forced_cells(g, 4, oracle="naked")
+    ([1, 15], [])
+    """
+    _check_oracle(oracle)
+    cells = set(naked_singles(grid, size))
+    if oracle == "singles":
+        cells.update(hidden_singles(grid, size))
+    return sorted(cells)
 
 
 def mrv_cells(grid: list[int], size: int) -> list[int]:
@@ -228,34 +321,39 @@ def mrv_cells(grid: list[int], size: int) -> list[int]:
     return [i for i, c in enumerate(counts) if c == best]
 
 
-def oracle_cells(grid: list[int], size: int) -> tuple[str, list[int]]:
-    """Oracle cells: ``("forced", cells)`` if a naked single exists, else ``("mrv", cells)``.
+def oracle_cells(grid: list[int], size: int, oracle: str = "singles") -> tuple[str, list[int]]:
+    """Oracle cells: ``("forced", cells)`` if a forced cell exists, else ``("mrv", cells)``.
 
     ``("none", [])`` when no empty cell has a candidate (solved or contradictory grid).
 
     >>> oracle_cells([1, 2, 3, 0] + [0] * 12, 4)
     ('forced', [3])
+    >>> g = [0, 0, 0, 0,  0, 0, 1, 0,  1, 0, 0, 0,  0, 0, 0, 0]  # see hidden_singles
+    >>> oracle_cells(g, 4), oracle_cells(g, 4, oracle="naked")[1][:4]
+    (('forced', [1, 15]), [0, 2, 3, 4])
     """
-    masks = candidate_masks(grid, size)
-    forced = [i for i, m in enumerate(masks) if m and m & (m - 1) == 0]
+    forced = forced_cells(grid, size, oracle)
     if forced:
         return "forced", forced
-    counts = [m.bit_count() for m in masks]
-    live = [c for c in counts if c]
-    if not live:
-        return "none", []
-    best = min(live)
-    return "mrv", [i for i, c in enumerate(counts) if c == best]
+    cells = mrv_cells(grid, size)
+    return ("mrv", cells) if cells else ("none", [])
 
 
 def score_move(
-    grid: list[int], solution: list[int], size: int, cell: int, digit: int
+    grid: list[int],
+    solution: list[int],
+    size: int,
+    cell: int,
+    digit: int,
+    oracle: str = "singles",
+    rewards: Rewards = DEFAULT_REWARDS,
 ) -> tuple[float, str]:
-    """VPR process reward of writing ``digit`` into empty ``cell``, judged before the move.
+    """Process reward of writing ``digit`` into empty ``cell``, judged before the move.
 
-    Returns ``(reward, kind)`` with kind ``"forced"`` (+2), ``"mrv"`` (+1, only when no forced
-    cell exists), ``"other"`` (+0.5, a correct digit outside the oracle cells) or ``"wrong"``
-    (-1, the digit differs from the unique solution).
+    Returns ``(reward, kind)`` with kind ``"forced"`` (``rewards.forced``, +2), ``"mrv"``
+    (``rewards.mrv``, +1, only when no cell is forced), ``"other"`` (``rewards.other``, +0.5, a
+    correct digit outside the oracle cells) or ``"wrong"`` (``rewards.wrong``, -1, the digit
+    differs from the unique solution).
 
     >>> sol = [1, 2, 3, 4,  3, 4, 1, 2,  2, 1, 4, 3,  4, 3, 2, 1]
     >>> g = sol[:3] + [0] + sol[4:]
@@ -263,22 +361,29 @@ def score_move(
     ((2.0, 'forced'), (-1.0, 'wrong'))
     """
     if digit != solution[cell]:
-        return REWARD_WRONG, "wrong"
-    kind, cells = oracle_cells(grid, size)
-    return placement_reward(kind, cell in cells)
+        return rewards.wrong, "wrong"
+    kind, cells = oracle_cells(grid, size, oracle)
+    return placement_reward(kind, cell in cells, rewards)
 
 
-def placement_reward(kind: str, in_oracle: bool) -> tuple[float, str]:
+def placement_reward(
+    kind: str, in_oracle: bool, rewards: Rewards = DEFAULT_REWARDS
+) -> tuple[float, str]:
     """Reward and kind of a *correct* digit, given the oracle kind and whether its cell is one.
 
     >>> placement_reward("mrv", True), placement_reward("forced", False)
     ((1.0, 'mrv'), (0.5, 'other'))
     """
     if in_oracle and kind == "forced":
-        return REWARD_FORCED, "forced"
+        return rewards.forced, "forced"
     if in_oracle and kind == "mrv":
-        return REWARD_MRV, "mrv"
-    return REWARD_OTHER, "other"
+        return rewards.mrv, "mrv"
+    return rewards.other, "other"
+
+
+def _check_oracle(oracle: str) -> None:
+    if oracle not in ORACLES:
+        raise ValueError(f"oracle must be one of {ORACLES}, got {oracle!r}")
 
 
 def conflicts(grid: list[int], size: int, cell: int, digit: int) -> list[str]:
@@ -303,18 +408,20 @@ def _dfs(
     empties: list[int],
     size: int,
     limit: int,
-    order: list[list[int]] | None = None,
+    draws: Draws | None = None,
 ) -> tuple[int, list[int] | None]:
     """Depth-first search with fewest-candidates branching over ``empties``.
 
     ``masks`` are the used-digit masks of rows, columns and boxes for ``work``; both are
     changed during the search and restored before returning. Returns ``(count, first)`` with
-    ``count`` capped at ``limit``. ``order`` gives, per cell, the digit bits to try first
-    (random fills); without it digits go low to high.
+    ``count`` capped at ``limit``. Without ``draws`` digits are tried low to high; with it
+    each branch tries its candidates in a random order, drawn one pick at a time as the
+    search gets there (a fill rarely backtracks, so it needs about one draw per cell).
     """
     rows, cols, boxes = masks
     units = _units(size)
     pop = _popcounts(size)
+    digits_of = mask_table(size)
     full = (1 << size) - 1
     first: list[int] | None = None
     count = 0
@@ -343,15 +450,13 @@ def _dfs(
         i = empties[best_k]
         rest = empties[:best_k] + empties[best_k + 1 :]
         r, c, b = units[i]
-        if order is not None:
-            bits = [bit for bit in order[i] if bit & best_mask]
-        else:
-            bits = []
-            while best_mask:
-                bit = best_mask & -best_mask
-                bits.append(bit)
-                best_mask ^= bit
-        for bit in bits:
+        left = best_mask
+        while left:
+            if draws is None or left & (left - 1) == 0:
+                bit = left & -left
+            else:
+                bit = 1 << (draws.pick(digits_of[left]) - 1)
+            left ^= bit
             rows[r] |= bit
             cols[c] |= bit
             boxes[b] |= bit
@@ -369,7 +474,7 @@ def _dfs(
 
 
 def _search(
-    grid: list[int], size: int, limit: int, order: list[list[int]] | None = None
+    grid: list[int], size: int, limit: int, draws: Draws | None = None
 ) -> tuple[int, list[int] | None]:
     """:func:`_dfs` on a checked copy of ``grid``; ``(0, None)`` if a unit repeats a digit."""
     _check_grid(grid, size)
@@ -377,7 +482,7 @@ def _search(
     if masks is None:
         return 0, None
     empties = [i for i, v in enumerate(grid) if not v]
-    return _dfs(list(grid), masks, empties, size, max(1, limit), order)
+    return _dfs(list(grid), masks, empties, size, max(1, limit), draws)
 
 
 def count_solutions(grid: list[int], size: int, limit: int = 2) -> int:
@@ -400,24 +505,25 @@ def solve(grid: list[int], size: int) -> list[int] | None:
     return _search(grid, size, 1)[1]
 
 
-def random_full_grid(size: int, rng: np.random.Generator) -> list[int]:
-    """A complete valid grid drawn with ``rng`` (random digit order per cell, then DFS).
+def _draws(rng: np.random.Generator | Draws) -> Draws:
+    return rng if isinstance(rng, Draws) else Draws(rng)
+
+
+def random_full_grid(size: int, rng: np.random.Generator | Draws) -> list[int]:
+    """A complete valid grid drawn with ``rng`` (DFS trying candidates in a random order).
 
     >>> g = random_full_grid(9, np.random.default_rng(1))
     >>> sorted(g[:9]) == list(range(1, 10)) and count_solutions(g, 9) == 1
     True
     """
     box_size(size)
-    # One permutation per cell, drawn up front, so the grid depends only on the rng state.
-    perms = rng.permuted(np.tile(np.arange(size), (size * size, 1)), axis=1)
-    order = [[1 << int(d) for d in row] for row in perms]
-    _, grid = _search([0] * (size * size), size, 1, order)
+    _, grid = _search([0] * (size * size), size, 1, _draws(rng))
     assert grid is not None  # an empty grid always has a completion
     return grid
 
 
 def remove_cells(
-    solution: list[int], size: int, blanks: int, rng: np.random.Generator
+    solution: list[int], size: int, blanks: int, rng: np.random.Generator | Draws
 ) -> list[int]:
     """Blank up to ``blanks`` cells of a full grid in a random order, keeping uniqueness.
 
@@ -441,7 +547,9 @@ def remove_cells(
     units = _units(size)
     full = (1 << size) - 1
     empties: list[int] = []
-    for cell in rng.permutation(size * size).tolist():
+    order = list(range(size * size))
+    _draws(rng).shuffle(order)
+    for cell in order:
         if len(empties) >= blanks:
             break
         # The puzzle has the unique solution ``solution``; without ``cell`` it stays unique
@@ -479,7 +587,7 @@ def remove_cells(
 
 
 def make_puzzle(
-    size: int, blanks: int, rng: np.random.Generator, attempts: int = 20
+    size: int, blanks: int, rng: np.random.Generator | Draws, attempts: int = 20
 ) -> tuple[list[int], list[int]]:
     """A ``(puzzle, solution)`` pair with a unique solution and ``blanks`` empty cells.
 
@@ -494,10 +602,11 @@ def make_puzzle(
     low, high = 1, size * size - 1
     if not low <= blanks <= high:
         raise ValueError(f"blanks must be in [{low}, {high}] for size {size}, got {blanks}")
+    draws = _draws(rng)
     best: tuple[list[int], list[int]] | None = None
     for _ in range(max(1, attempts)):
-        solution = random_full_grid(size, rng)
-        puzzle = remove_cells(solution, size, blanks, rng)
+        solution = random_full_grid(size, draws)
+        puzzle = remove_cells(solution, size, blanks, draws)
         if best is None or puzzle.count(0) > best[0].count(0):
             best = (puzzle, solution)
         if puzzle.count(0) >= blanks:
@@ -538,7 +647,37 @@ def format_grid(grid: list[int], size: int) -> str:
     4 | . . | . 1 |
       +-----+-----+
     """
-    return _grid_template(size).format(*map(_CELL_CHARS.__getitem__, grid))
+    return "\n".join(grid_lines(grid, size))
+
+
+def grid_lines(grid: list[int], size: int) -> list[str]:
+    """The lines of :func:`format_grid`; row ``r`` (0-based) is line :func:`row_line`.
+
+    >>> lines = grid_lines([1, 2, 0, 0,  3, 4, 0, 0,  0, 0, 0, 0,  0, 0, 0, 1], 4)
+    >>> lines[row_line(4, 3)]
+    '4 | . . | . 1 |'
+    """
+    b = box_size(size)
+    header = "    " + "   ".join(
+        " ".join(str(band * b + k + 1) for k in range(b)) for band in range(b)
+    )
+    rule = "  +" + "+".join("-" * (2 * b + 1) for _ in range(b)) + "+"
+    lines = [header, rule]
+    for r in range(size):
+        lines.append(format_row(grid, size, r))
+        if r % b == b - 1:
+            lines.append(rule)
+    return lines
+
+
+def row_line(size: int, row: int) -> int:
+    """Index of row ``row`` (0-based) in :func:`grid_lines`: after the two header lines and
+    one rule per box band above it.
+
+    >>> row_line(9, 0), row_line(9, 3), row_line(9, 8)
+    (2, 6, 12)
+    """
+    return 2 + row + row // box_size(size)
 
 
 @cache
@@ -552,32 +691,28 @@ def cell_offsets(size: int) -> tuple[int, ...]:
     >>> text[offsets[0]], text[offsets[5]], text[offsets[15]], len(offsets)
     ('1', '4', '1', 16)
     """
-    parts = _grid_template(size).split("{}")
-    offsets = []
-    at = 0
-    for part in parts[:-1]:
-        at += len(part)
-        offsets.append(at)
-        at += 1  # the cell's own character
+    lines = grid_lines([0] * (size * size), size)
+    offsets: list[int] = []
+    for r in range(size):
+        i = row_line(size, r)
+        start = sum(len(line) + 1 for line in lines[:i])  # +1: the newline
+        offsets.extend(start + k for k, ch in enumerate(lines[i]) if ch == ".")
     return tuple(offsets)
 
 
+def format_row(grid: list[int], size: int, row: int) -> str:
+    """One row's line: its label and its cells, boxes separated by ``|``.
+
+    >>> format_row([1, 2, 0, 0] + [0] * 12, 4, 0)
+    '1 | 1 2 | . . |'
+    """
+    cells = grid[row * size : (row + 1) * size]
+    return _row_template(size).format(row + 1, *map(_CELL_CHARS.__getitem__, cells))
+
+
 @cache
-def _grid_template(size: int) -> str:
-    """The labelled board with one ``{}`` per cell, built once per size (rendering is then one
-    ``str.format`` call, which keeps observations cheap on every step)."""
+def _row_template(size: int) -> str:
+    """``"{} | {} {} | {} {} |"`` for 4x4: one ``str.format`` draws a row (a placement
+    redraws its row on every step, so this is on the hot path)."""
     b = box_size(size)
-    pad = " " * 2
-    header = (
-        pad
-        + "  "
-        + "   ".join(" ".join(str(band * b + k + 1) for k in range(b)) for band in range(b))
-    )
-    rule = pad + "+" + "+".join("-" * (2 * b + 1) for _ in range(b)) + "+"
-    lines = [header, rule]
-    for r in range(size):
-        boxes = " | ".join(" ".join(["{}"] * b) for _ in range(b))
-        lines.append(f"{r + 1} | {boxes} |")
-        if r % b == b - 1:
-            lines.append(rule)
-    return "\n".join(lines)
+    return "{} | " + " | ".join(" ".join(["{}"] * b) for _ in range(b)) + " |"

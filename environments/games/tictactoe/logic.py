@@ -1,15 +1,22 @@
-"""Tic-tac-toe maths: boards, the winner, exact minimax and the built-in opponents.
+"""Tic-tac-toe maths: boards, the winner, exact depth-aware minimax and the opponents.
 
 A board is a tuple of 9 ints in row-major order (cell ``0`` is row 1 column 1, cell ``8`` is
 row 3 column 3) holding :data:`EMPTY`, :data:`X` or :data:`O`. X always moves first, so the
 player to move is read off the counts of marks. Everything here is a pure function of its
-arguments; the only randomness is the :class:`numpy.random.Generator` the opponents receive.
+arguments; the only randomness is the :class:`numpy.random.Generator` the opponents receive,
+read through :mod:`agentgym.draws` (one raw word per move).
+
+Scores prefer a quicker win and a later loss: a game won with ``n`` marks on the board scores
+``WIN_SCORE - n`` for the winner and ``-(WIN_SCORE - n)`` for the loser, a draw 0. A win
+needs at least 5 marks, so every win scores 1 to 5 and every loss -1 to -5; the sign alone is
+the game-theoretic result. Without the depth every move of a lost position would score the
+same, and failing to block a one-move loss would count as optimal.
 
 >>> board = board_from_string("XX. OO. ...")
 >>> winner(board), to_move(board)
 (0, 1)
 >>> value(board, X), [cell_name(c) for c in optimal_moves(board)]
-(1, ['1 3'])
+(5, ['1 3'])
 >>> value(empty_board(), X)
 0
 """
@@ -20,6 +27,8 @@ from collections.abc import Callable
 from functools import cache
 
 import numpy as np
+
+from agentgym.draws import pick
 
 EMPTY: int = 0
 X: int = 1
@@ -41,11 +50,15 @@ LINES: tuple[tuple[int, int, int], ...] = (
 
 SYMBOLS: dict[int, str] = {EMPTY: ".", X: "X", O: "O"}
 
+#: A win with ``n`` marks on the board scores ``WIN_SCORE - n`` (see the module docstring).
+WIN_SCORE: int = 10
+
 __all__ = [
     "EMPTY",
     "LINES",
     "OPPONENTS",
     "SYMBOLS",
+    "WIN_SCORE",
     "Board",
     "O",
     "X",
@@ -55,6 +68,7 @@ __all__ = [
     "cell_name",
     "check_board",
     "empty_board",
+    "final_score",
     "is_terminal",
     "legal_moves",
     "negamax",
@@ -234,62 +248,83 @@ def result(board: Board, player: int) -> int:
     return 1 if w == player else -1
 
 
+def final_score(board: Board, player: int) -> int:
+    """Depth-aware score of a finished game for ``player``: a win with ``n`` marks on the board
+    scores ``WIN_SCORE - n``, a loss ``-(WIN_SCORE - n)``, a draw 0.
+
+    >>> won = board_from_string("XXX OO. ...")
+    >>> final_score(won, X), final_score(won, O)
+    (5, -5)
+    """
+    w = winner(board)
+    if w == EMPTY:
+        return 0
+    score = WIN_SCORE - (9 - board.count(EMPTY))
+    return score if w == player else -score
+
+
 @cache
 def negamax(board: Board) -> int:
-    """Game value for the player to move under perfect play: +1 win, 0 draw, -1 loss.
+    """Depth-aware score for the player to move under perfect play (see :func:`final_score`).
 
     Memoised on the board, so the whole game (5,478 reachable positions, well under the
     3^9 = 19,683 possible cell assignments) is solved once per process in milliseconds.
+    The marks on the board fix the depth, so the score needs nothing but the board.
 
     >>> negamax(empty_board())
     0
-    >>> negamax(board_from_string("XX. OO. ..."))
-    1
+    >>> negamax(board_from_string("XX. OO. ..."))  # X wins now, with 5 marks
+    5
+    >>> negamax(board_from_string("XX. .O. ..."))  # O must block 1 3, then it is a draw
+    0
+    >>> negamax(board_from_string("XO. .X. ..."))  # O blocks 3 3, X forks, wins on move 7
+    -3
     """
-    if winner(board) != EMPTY:
-        # The last mover made the line, so the side to move has lost.
-        return -1
-    if EMPTY not in board:
-        return 0
-    best = -1
+    if is_terminal(board):
+        return final_score(board, to_move(board))
     mark = to_move(board)
-    for cell in range(9):
-        if board[cell] == EMPTY:
-            v = -negamax(_place(board, cell, mark))
-            if v > best:
-                best = v
-                if best == 1:
-                    break
-    return best
+    return max(-negamax(_place(board, cell, mark)) for cell in legal_moves(board))
 
 
 def value(board: Board, player: int) -> int:
-    """Game value of ``board`` for ``player`` (either side) under perfect play from both.
+    """Depth-aware score of ``board`` for ``player`` (either side) under perfect play.
+
+    Positive: a forced win (5 = winning now as X on move 5); 0: a draw; negative: a loss.
 
     >>> value(board_from_string("XX. OO. ..."), O)
-    -1
+    -5
     """
     v = negamax(board)
     return v if to_move(board) == player else -v
 
 
 def optimal_moves(board: Board) -> list[int]:
-    """Cells whose move keeps the mover's game value, ascending; ``[]`` if the game is over.
+    """Cells whose move keeps the mover's depth-aware score, ascending; ``[]`` if it is over.
 
-    In a lost position every move keeps the value (-1), so every legal move is optimal.
+    In a won position these are the quickest wins; in a lost one, the moves that lose latest,
+    so blocking a one-move loss is the only optimal move whenever one block is possible.
 
     >>> optimal_moves(board_from_string("X.. ... ..."))
     [4]
+    >>> optimal_moves(board_from_string("XO. .X. ..."))  # O is lost but must still block
+    [8]
     """
+    return list(_optimal_moves(board))
+
+
+@cache
+def _optimal_moves(board: Board) -> tuple[int, ...]:
+    # Memoised like negamax: the oracle asks for the same position once per scored action,
+    # which was most of the cost of score_actions (benchmarks/test_bench_tictactoe.py).
     if is_terminal(board):
-        return []
+        return ()
     target = negamax(board)
     mark = to_move(board)
-    return [cell for cell in legal_moves(board) if -negamax(_place(board, cell, mark)) == target]
+    return tuple(c for c in legal_moves(board) if -negamax(_place(board, c, mark)) == target)
 
 
 def random_opponent(board: Board, rng: np.random.Generator) -> int:
-    """A uniformly random empty cell (draws one integer from ``rng``).
+    """A uniformly random empty cell (one raw word from ``rng``, via :func:`agentgym.draws.pick`).
 
     >>> random_opponent(board_from_string("XOX OXO OX."), np.random.default_rng(0))
     8
@@ -297,11 +332,13 @@ def random_opponent(board: Board, rng: np.random.Generator) -> int:
     moves = legal_moves(board)
     if not moves:
         raise ValueError("no legal move: the game is over")
-    return moves[int(rng.integers(len(moves)))]
+    return pick(rng, moves)
 
 
 def optimal_opponent(board: Board, rng: np.random.Generator) -> int:
-    """A uniformly random cell among the value-keeping moves (draws one integer from ``rng``).
+    """A uniformly random cell among the score-keeping moves (one raw word from ``rng``).
+
+    It never loses, takes the quickest win it has, and ties are broken by the draw.
 
     >>> optimal_opponent(board_from_string("XX. OO. ..."), np.random.default_rng(0))
     2
@@ -309,7 +346,7 @@ def optimal_opponent(board: Board, rng: np.random.Generator) -> int:
     moves = optimal_moves(board)
     if not moves:
         raise ValueError("no legal move: the game is over")
-    return moves[int(rng.integers(len(moves)))]
+    return pick(rng, moves)
 
 
 OPPONENTS: dict[str, Callable[[Board, np.random.Generator], int]] = {

@@ -1,0 +1,188 @@
+"""Carrying out a :class:`~.actions.BrowserAction` in a page, on the browser's event loop.
+
+Clicks and fills run as DOM calls (``el.click()``, setting ``value`` and firing
+``input``/``change``) in one ``evaluate``: on a 2-core machine Playwright's actionability
+checks (scroll, two animation frames of stability, hit test) cost 50-100 ms a click. A
+context made with ``real_input=True`` uses Playwright's mouse clicks and typing instead.
+Actions wait on navigations, never on timers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from agentgym.action_result import ActionResult
+
+from .actions import BrowserAction
+from .fence import host_allowed
+
+if TYPE_CHECKING:
+    from .context import BrowserContextHandle
+
+__all__ = ["perform_action"]
+
+# Finds the element, checks it, and (unless ``mode`` is "inspect") acts on it in the same call:
+# "fill" sets the value and fires input/change; "click" clicks it unless the click would
+# navigate, in which case the caller clicks it again inside an expect_navigation() block.
+_ELEMENT_JS = r"""
+([id, mode, text]) => {
+  const el = document.querySelector('[data-agid="' + id + '"]');
+  if (!el) return {found: false};
+  const tag = el.tagName;
+  const type = (el.getAttribute('type') || '').toLowerCase();
+  const NOTEXT = ['checkbox','radio','submit','button','reset','image','hidden','file','range',
+                  'color'];
+  const editable = ((tag === 'TEXTAREA' || (tag === 'INPUT' && !NOTEXT.includes(type)) ||
+                    el.isContentEditable) && !el.readOnly);
+  let nav = false;
+  const a = el.closest('a[href]');
+  if (a) {
+    const h = (a.getAttribute('href') || '').trim().toLowerCase();
+    nav = !h.startsWith('#') && !h.startsWith('javascript:') && a.target !== '_blank' &&
+          !a.hasAttribute('download');
+  } else if ((tag === 'BUTTON' && (type === '' || type === 'submit')) ||
+             (tag === 'INPUT' && (type === 'submit' || type === 'image'))) {
+    nav = !!el.form;
+  }
+  // A page that loads in place handles its links and forms itself: nothing to wait for here.
+  if (typeof window.__agentgymSettle === 'function') nav = false;
+  const info = {found: true, editable: editable, nav: nav, done: false, loading: false,
+                visible: el.checkVisibility({visibilityProperty: true}),
+                disabled: !!el.disabled || el.getAttribute('aria-disabled') === 'true'};
+  if (!info.visible || info.disabled || mode === 'inspect') return info;
+  if (mode === 'fill') {
+    if (!editable) return info;
+    el.focus();
+    if (el.isContentEditable) el.textContent = text; else el.value = text;
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+    info.done = true;
+  } else if (mode === 'click' && !nav) {
+    const before = window.__agentgymLoads || 0;
+    if (el.focus) el.focus();
+    el.click();
+    info.loading = (window.__agentgymLoads || 0) !== before;
+    info.done = true;
+  } else if (mode === 'click-now') {
+    if (el.focus) el.focus();
+    el.click();
+    info.done = true;
+  }
+  return info;
+}
+"""
+
+_KEY_NAV_JS = r"""
+(key) => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return false;
+  if (typeof window.__agentgymSettle === 'function') return false;
+  const tag = el.tagName;
+  const type = (el.getAttribute('type') || 'text').toLowerCase();
+  const submit = (tag === 'BUTTON' && (type === 'submit' || !el.getAttribute('type'))) ||
+                 (tag === 'INPUT' && (type === 'submit' || type === 'image'));
+  if (key === 'Enter') {
+    const a = el.closest('a[href]');
+    if (a) return !(a.getAttribute('href') || '#').startsWith('#');
+    if (submit) return !!el.form;
+    const TEXT = ['text','search','email','url','tel','number','password'];
+    if (tag === 'INPUT' && TEXT.includes(type) && el.form) {
+      const f = el.form;
+      if (f.querySelector('button:not([type]),button[type=submit],input[type=submit]'))
+        return true;
+      return Array.from(f.elements).filter(e => e.tagName === 'INPUT' &&
+        TEXT.includes((e.getAttribute('type') || 'text').toLowerCase())).length === 1;
+    }
+    return false;
+  }
+  if (key === ' ') return submit && !!el.form;
+  return false;
+}
+"""
+
+
+async def _nav_wait(
+    page: Any, nav: bool, timeout_ms: int, act: Callable[[], Awaitable[Any]]
+) -> None:
+    if not nav:
+        await act()
+        return
+    async with page.expect_navigation(wait_until="load", timeout=timeout_ms):
+        await act()
+
+
+async def perform_action(
+    handle: BrowserContextHandle, page: Any, action: BrowserAction, click_timeout_ms: int = 2000
+) -> ActionResult:
+    """The body of :meth:`.BrowserContextHandle.perform` (await it inside a browser job).
+
+    Never raises for a bad target: a missing, hidden, disabled or wrong-kind element is an
+    :class:`~agentgym.action_result.ActionResult` with ``error`` set.
+    """
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        if action.verb in ("click", "fill"):
+            mode = "inspect" if handle.real_input else action.verb
+            info = await page.evaluate(_ELEMENT_JS, [action.target, mode, action.text])
+            if not info["found"]:
+                return ActionResult(f"there is no element [{action.target}] on this page")
+            if not info["visible"]:
+                return ActionResult(f"element [{action.target}] is not visible")
+            if info["disabled"]:
+                return ActionResult(f"element [{action.target}] is disabled")
+            if action.verb == "fill" and not info["editable"]:
+                return ActionResult(f"element [{action.target}] is not a text box")
+            if info["done"]:
+                return ActionResult(navigated=bool(info.get("loading")))
+            nav = bool(info["nav"])
+            if handle.real_input:
+                loc = page.locator(f'[data-agid="{action.target}"]').first
+                if action.verb == "fill":
+                    await loc.fill(action.text, timeout=click_timeout_ms)
+                    return ActionResult()
+                await _nav_wait(
+                    page, nav, handle.inner_timeout_ms, lambda: loc.click(timeout=click_timeout_ms)
+                )
+            else:
+                await _nav_wait(
+                    page,
+                    nav,
+                    handle.inner_timeout_ms,
+                    lambda: page.evaluate(_ELEMENT_JS, [action.target, "click-now", ""]),
+                )
+            return ActionResult(navigated=nav)
+        if action.verb == "press":
+            key = " " if action.text == "Space" else action.text
+            nav = bool(await page.evaluate(_KEY_NAV_JS, key))
+            await _nav_wait(
+                page, nav, handle.inner_timeout_ms, lambda: page.keyboard.press(action.text)
+            )
+            return ActionResult(navigated=nav)
+        if action.verb == "scroll":
+            sign = -1 if action.text == "up" else 1
+            dy = sign * int(handle.viewport[1] * 0.8)
+            await page.evaluate("(dy) => window.scrollBy(0, dy)", dy)
+            return ActionResult()
+        if action.verb == "back":
+            return await _go_back(handle, page)
+    except PlaywrightError as exc:
+        # Playwright's own timeouts and detached elements land here; the page is still usable.
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return ActionResult(f"the browser could not {action.verb}: {first[:160]}")
+    return ActionResult(f"unknown action {action.verb!r}")
+
+
+async def _go_back(handle: BrowserContextHandle, page: Any) -> ActionResult:
+    cdp = await handle.cdp_session(page)
+    history = await cdp.send("Page.getNavigationHistory")
+    index = int(history["currentIndex"])
+    previous = history["entries"][index - 1]["url"] if index > 0 else ""
+    # about:blank (where every context starts) is no place to go back to.
+    if not previous.startswith(("http://", "https://")) or not host_allowed(
+        previous, handle.allowed_origins
+    ):
+        return ActionResult("there is no earlier page to go back to")
+    await page.go_back(wait_until="load")
+    return ActionResult(navigated=True)

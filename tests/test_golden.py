@@ -1,0 +1,154 @@
+"""Golden episodes: fixed seeds must give the same episodes on every machine, forever.
+
+Each case stores the hash of the first observations of three seeds and of a scripted
+episode (always the ``k``-th available action, so only the env's own randomness decides
+it). A NumPy release that changed a stream, a platform difference, or an unintended change
+to a game's text or rules fails here. An intended change regenerates the table:
+
+    .venv/bin/python tests/test_golden.py      # prints GOLDEN for this file
+
+Browser mode is left out: its parity with text mode is tested on rewards instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import gymnasium as gym
+import pytest
+
+import agentgym
+
+SEEDS = (0, 1, 2)
+SCRIPT_STEPS = 12
+
+
+def _cases() -> list[tuple[str, str, dict]]:
+    cases = []
+    for entry in agentgym.ENVIRONMENTS:
+        for kwargs in ({}, *entry.variants):
+            if kwargs.get("mode") == "browser":
+                continue
+            name = entry.id.split("/")[1] + "".join(f"-{k}={v}" for k, v in kwargs.items())
+            cases.append((name, entry.id, kwargs))
+    return cases
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def fingerprint(env_id: str, kwargs: dict) -> dict[str, str]:
+    """Hashes of the first observations and of one scripted episode per seed."""
+    env = gym.make(env_id, **kwargs)
+    firsts, episodes = [], []
+    for seed in SEEDS:
+        obs, info = env.reset(seed=seed)
+        firsts.append(obs)
+        steps = []
+        for k in range(SCRIPT_STEPS):
+            legal = info["available_actions"]
+            action = legal[(seed + k) % len(legal)] if legal else "noop"
+            obs, reward, terminated, truncated, info = env.step(action)
+            steps.append([action, obs, reward, terminated, truncated, info])
+            if terminated or truncated:
+                break
+        episodes.append(steps)
+    env.close()
+    return {"first_observations": _digest(firsts), "scripted_episodes": _digest(episodes)}
+
+
+# Regenerate with `python tests/test_golden.py` after an intended change to a game.
+GOLDEN: dict[str, dict[str, str]] = {
+    "Sokoban-v0": {
+        "first_observations": "3fab1b3ddb01d1f7",
+        "scripted_episodes": "852dacc8309ec2b9",
+    },
+    "Sokoban-v0-size=8-boxes=2": {
+        "first_observations": "229e205d55d554ce",
+        "scripted_episodes": "1e71e1d319430671",
+    },
+    "Sokoban-v0-oracle=solvable": {
+        "first_observations": "3fab1b3ddb01d1f7",
+        "scripted_episodes": "1a0fa8f7a9a6280e",
+    },
+    "Sokoban-v0-preset=vpr": {
+        "first_observations": "3fab1b3ddb01d1f7",
+        "scripted_episodes": "1880c9c8ffd00487",
+    },
+    "Sudoku-v0": {
+        "first_observations": "9bca21bee3e7d7a4",
+        "scripted_episodes": "d6c58747be6b3e48",
+    },
+    "Sudoku-v0-size=4": {
+        "first_observations": "41263672bc1b1ad9",
+        "scripted_episodes": "74e25f184469658d",
+    },
+    "Sudoku-v0-preset=vpr": {
+        "first_observations": "9bca21bee3e7d7a4",
+        "scripted_episodes": "e732238e954edfb1",
+    },
+    "Sudoku-v0-wrong_digit_ends=False": {
+        "first_observations": "9bca21bee3e7d7a4",
+        "scripted_episodes": "e46565f4908ffeb2",
+    },
+    "Minesweeper-v0": {
+        "first_observations": "64b30dd7fb72e07b",
+        "scripted_episodes": "5a4eb239b00826c1",
+    },
+    "Minesweeper-v0-rows=9-cols=9-mines=10": {
+        "first_observations": "6132aa331d419734",
+        "scripted_episodes": "53ee7602f76e2391",
+    },
+    "Minesweeper-v0-preset=vpr": {
+        "first_observations": "809a5c7fbcb2e0b0",
+        "scripted_episodes": "955e52176b064151",
+    },
+    "TicTacToe-v0": {
+        "first_observations": "bdb56e6f2129dbf5",
+        "scripted_episodes": "d40f23f1b23eec9e",
+    },
+    "TicTacToe-v0-opponent=optimal": {
+        "first_observations": "bdb56e6f2129dbf5",
+        "scripted_episodes": "a3156dd26620e9cf",
+    },
+    "TicTacToe-v0-opponent=optimal-agent_first=False": {
+        "first_observations": "93fa3cf45eff9fa2",
+        "scripted_episodes": "fbd8c426bd5eb307",
+    },
+    "TicTacToe-v0-preset=vpr": {
+        "first_observations": "0f0b93c50dbb79af",
+        "scripted_episodes": "9cdf8dd6a07b78e5",
+    },
+    "WebShop-v0": {
+        "first_observations": "ee80b47c13477dca",
+        "scripted_episodes": "e9a615af91921294",
+    },
+    "WebShop-v0-num_products=2000-split=train": {
+        "first_observations": "821573210f5f82b2",
+        "scripted_episodes": "4678625a2d69c89f",
+    },
+    "WebShop-v0-num_products=2000-gamma=0.9-max_steps=8": {
+        "first_observations": "dbc23f86426747cb",
+        "scripted_episodes": "64c69824f72b7814",
+    },
+}
+
+
+@pytest.mark.parametrize(("name", "env_id", "kwargs"), _cases(), ids=[c[0] for c in _cases()])
+def test_fixed_seeds_give_the_golden_episodes(name, env_id, kwargs):
+    assert name in GOLDEN, f"no golden hashes for {name}; regenerate the table"
+    assert fingerprint(env_id, kwargs) == GOLDEN[name]
+
+
+if __name__ == "__main__":
+    table = {name: fingerprint(env_id, kwargs) for name, env_id, kwargs in _cases()}
+    sys.stdout.write("GOLDEN: dict[str, dict[str, str]] = {\n")
+    for name, hashes in table.items():
+        sys.stdout.write(f'    "{name}": {{\n')
+        for key, value in hashes.items():
+            sys.stdout.write(f'        "{key}": "{value}",\n')
+        sys.stdout.write("    },\n")
+    sys.stdout.write("}\n")
