@@ -58,7 +58,6 @@ only ever stand on real mines, so there is no "unflag" action.
 
 from __future__ import annotations
 
-import math
 import operator
 import re
 from itertools import compress
@@ -66,7 +65,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_range
+from agentgym.core import Outcome, TextEnv, check_number, check_range
 from agentgym.grammar import Slot, read_numbers
 from agentgym.presets import apply_preset
 
@@ -114,12 +113,6 @@ _REWARD_KWARGS = (
 )
 
 
-def _check_reward(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value}")
-    return float(value)
 
 
 class MinesweeperEnv(TextEnv):
@@ -217,7 +210,7 @@ class MinesweeperEnv(TextEnv):
         self.posterior_budget = check_range("posterior_budget", posterior_budget, 1, 10**9)
         given["win_reward"] = win_reward
         for name in _REWARD_KWARGS:
-            setattr(self, name, _check_reward(name, given[name]))
+            setattr(self, name, check_number(name, given[name]))
         self._n = n
         self._safe_total = n - self.mines
         self._slots = (

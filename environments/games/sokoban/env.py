@@ -59,14 +59,13 @@ The outcome reward is ``success_reward`` (1.0) on success and 0.0 otherwise. Wit
 
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_penalty, check_range
+from agentgym.core import Outcome, TextEnv, check_number, check_penalty, check_range
 from agentgym.presets import apply_preset
 
 from .generator import generate_level
@@ -166,12 +165,6 @@ def _max_boxes(size: int) -> int:
     return min(MAX_BOXES, (size - 2) ** 2 // 4)
 
 
-def _check_reward(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return float(value)
 
 
 class SokobanEnv(TextEnv):
@@ -277,8 +270,8 @@ class SokobanEnv(TextEnv):
         depth = kw["search_depth"]
         self.search_depth = None if depth is None else check_range("search_depth", depth, 1, 100)
         self.rewards = Rewards(
-            optimal=_check_reward("optimal_reward", kw["optimal_reward"]),
-            legal=_check_reward("legal_reward", kw["legal_reward"]),
+            optimal=check_number("optimal_reward", kw["optimal_reward"]),
+            legal=check_number("legal_reward", kw["legal_reward"]),
             unsolvable=check_penalty("deadlock_penalty", kw["deadlock_penalty"]),
             blocked=self.invalid_penalty,
         )
@@ -287,7 +280,7 @@ class SokobanEnv(TextEnv):
                 "the rewards must satisfy deadlock_penalty <= legal_reward <= optimal_reward, "
                 f"got {self.rewards.unsolvable}, {self.rewards.legal}, {self.rewards.optimal}"
             )
-        self.success_reward = _check_reward("success_reward", success_reward)
+        self.success_reward = check_number("success_reward", success_reward)
         self._oracle: Oracle | None = None
         self.level: Level | None = None
         self.player = 0

@@ -53,14 +53,13 @@ naked single exists, cached until the next placement).
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_range
+from agentgym.core import Outcome, TextEnv, check_number, check_range
 from agentgym.environments.games.sudoku.logic import (
     ORACLES,
     SIZES,
@@ -125,12 +124,6 @@ _END_LINES: dict[str, str] = {
 }
 
 
-def _check_reward(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value}")
-    return float(value)
 
 
 def _check_bool(name: str, value: Any) -> bool:
@@ -294,10 +287,10 @@ class SudokuEnv(TextEnv):
         self.wrong_digit_ends = _check_bool("wrong_digit_ends", kw["wrong_digit_ends"])
         self.repeats_are_wrong = _check_bool("repeats_are_wrong", kw["repeats_are_wrong"])
         self.rewards = Rewards(
-            forced=_check_reward("reward_forced", kw["reward_forced"]),
-            mrv=_check_reward("reward_mrv", kw["reward_mrv"]),
-            other=_check_reward("reward_other", kw["reward_other"]),
-            wrong=_check_reward("reward_wrong", kw["reward_wrong"]),
+            forced=check_number("reward_forced", kw["reward_forced"]),
+            mrv=check_number("reward_mrv", kw["reward_mrv"]),
+            other=check_number("reward_other", kw["reward_other"]),
+            wrong=check_number("reward_wrong", kw["reward_wrong"]),
         )
         r = self.rewards
         if not r.forced >= r.mrv > r.other > r.wrong:

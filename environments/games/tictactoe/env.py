@@ -5,13 +5,12 @@ See :class:`TicTacToeEnv` for the rules, the action format and the reward table.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_range
+from agentgym.core import Outcome, TextEnv, check_number, check_range
 from agentgym.draws import below
 from agentgym.grammar import Slot, read_numbers
 from agentgym.presets import apply_preset
@@ -81,12 +80,6 @@ _GAME_OVER = {
 }
 
 
-def _reward(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value}")
-    return float(value)
 
 
 class TicTacToeEnv(TextEnv):
@@ -196,9 +189,9 @@ class TicTacToeEnv(TextEnv):
         chosen = {
             "opponent": opponent,
             "agent_first": agent_first,
-            "optimal_reward": _reward("optimal_reward", optimal_reward),
-            "legal_reward": _reward("legal_reward", legal_reward),
-            "success_reward": _reward("success_reward", success_reward),
+            "optimal_reward": check_number("optimal_reward", optimal_reward),
+            "legal_reward": check_number("legal_reward", legal_reward),
+            "success_reward": check_number("success_reward", success_reward),
         }
         chosen = apply_preset(TicTacToeEnv, preset, PRESETS, chosen)
         if chosen["optimal_reward"] <= chosen["legal_reward"]:
