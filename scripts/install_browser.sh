@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what agentgym's browser envs need: Debian's Chromium and the Playwright Python client.
+# Installs what agentgym's browser envs need: Debian's Chromium and the browser extra's Python
+# packages (the Playwright client; Pillow for screenshots as arrays).
 #
 # Playwright's own `playwright install` downloads a browser build from a CDN; agentgym never
 # uses it. The envs launch the system Chromium at /usr/bin/chromium (override with
@@ -32,10 +33,10 @@ else
     PY="$(command -v python3)"
 fi
 
-if "$PY" -c "import playwright" 2>/dev/null; then
-    echo "playwright: already installed for $PY"
+if "$PY" -c "import playwright, PIL" 2>/dev/null; then
+    echo "playwright, pillow: already installed for $PY"
 else
-    "$PY" -m pip install "playwright>=1.40"
+    "$PY" -m pip install "playwright>=1.40" "pillow>=10"
 fi
 
 # The check the tests rely on: the browser starts and renders a page, offline.
@@ -45,7 +46,9 @@ from playwright.sync_api import sync_playwright
 
 exe = os.environ.get("AGENTGYM_CHROMIUM", "/usr/bin/chromium")
 with sync_playwright() as p:
-    browser = p.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
+    # The sandbox needs user namespaces a root process in a container does not get.
+    args = ["--disable-gpu"] + (["--no-sandbox"] if os.geteuid() == 0 else [])
+    browser = p.chromium.launch(executable_path=exe, args=args)
     page = browser.new_page()
     page.set_content("<button>ok</button>")
     assert page.get_by_role("button").inner_text() == "ok"
