@@ -29,3 +29,12 @@ __all__ = [
 ]
 
 register_all()
+
+
+def __getattr__(name: str) -> object:
+    # agentgym.RemoteEnv without importing httpx on `import agentgym` (the server extra).
+    if name == "RemoteEnv":
+        from agentgym.remote import RemoteEnv
+
+        return RemoteEnv
+    raise AttributeError(f"module 'agentgym' has no attribute {name!r}")

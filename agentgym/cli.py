@@ -3,6 +3,8 @@
     agentgym list
     agentgym play agentgym/Sudoku-v0 --seed 3
     agentgym eval agentgym/Minesweeper-v0 --agent oracle --episodes 100 --seed 0 --out r.json
+    agentgym serve agentgym/Sokoban-v0 agentgym/TicTacToe-v0 --port 8000
+    agentgym train --algo grpo --env agentgym/TicTacToe-v0 --model tiny-random --updates 2
 
 Env kwargs are passed as ``-k name=value`` (values are read as JSON when they parse, else as
 text; ``None``/``True``/``False`` are read as in Python): ``agentgym play agentgym/Sokoban-v0
@@ -32,6 +34,7 @@ from agentgym.agents import agent_names
 from agentgym.envinfo import entry_for, env_kwargs, format_value, make_text_env
 from agentgym.evaluation import EvalReport, evaluate
 from agentgym.play import play
+from agentgym.trainers.cli import add_train_arguments, cmd_train
 
 __all__ = ["build_parser", "main", "one_line", "parse_kwargs"]
 
@@ -181,6 +184,54 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- serve
+def _check_bindable(host: str, port: int) -> None:
+    """Refuse a host/port the server could not bind, as one line, before uvicorn tries."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ValueError(f"--host {host}: {exc.strerror or exc}") from exc
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+
+
+def cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    for env_id in args.env_ids:
+        if entry_for(env_id) is None:
+            known = ", ".join(agentgym.env_ids())
+            raise ValueError(f"unknown env id {env_id!r}; agentgym ids: {known}")
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be in [0, 65535], got {args.port}")
+    if args.max_sessions < 1:
+        raise ValueError(f"--max-sessions must be >= 1, got {args.max_sessions}")
+    if not args.idle_timeout > 0:
+        raise ValueError(f"--idle-timeout must be > 0 seconds, got {args.idle_timeout}")
+    if args.max_body < 1024:
+        raise ValueError(f"--max-body must be >= 1024 bytes, got {args.max_body}")
+    try:
+        from agentgym.server.app import serve
+    except ImportError as exc:
+        hint = "install the server extra: pip install 'agentgym[server]'"
+        raise ImportError(f"{exc}; {hint}") from exc
+    _check_bindable(args.host, args.port)
+    token = args.token if args.token is not None else os.environ.get("AGENTGYM_TOKEN") or None
+    console.print(
+        Text(f"agentgym serve: http://{args.host}:{args.port} hosting {', '.join(args.env_ids)}"
+             f"{' (token required)' if token else ''}"),
+        soft_wrap=True,
+    )
+    serve(args.env_ids, host=args.host, port=args.port, max_sessions=args.max_sessions,
+          idle_timeout=args.idle_timeout, token=token, max_body=args.max_body)
+    return 0
+
+
 # ---------------------------------------------------------------------- parser
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (the usage block stays behind ``--help``)."""
@@ -200,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentgym", description="Text environments for LLM agents with verifiable rewards."
     )
     parser.add_argument("--version", action="version", version=agentgym.__version__)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{list,play,eval}")
+    sub = parser.add_subparsers(dest="command", required=True,
+                                metavar="{list,play,eval,serve,train}")
 
     ls = sub.add_parser(
         "list",
@@ -238,6 +290,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE", help=KW_HELP)
     ev.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    sv = sub.add_parser(
+        "serve",
+        help="serve environments over HTTP and WebSocket",
+        description="Run the env server: sessions of the given ids over HTTP and WebSocket "
+        "(see agentgym.server.protocol). Clients: gym.make(ENV_ID, server_url=URL).",
+    )
+    sv.add_argument("env_ids", nargs="+", metavar="ENV_ID", help="agentgym ids to host")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default: 127.0.0.1, loopback only)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    sv.add_argument("--max-sessions", type=int, default=256,
+                    help="live sessions allowed; beyond, creates get 503 (default: 256)")
+    sv.add_argument("--idle-timeout", type=float, default=600.0, metavar="S",
+                    help="close a session after S seconds without a request (default: 600)")
+    sv.add_argument("--token", default=None,
+                    help="bearer token required on every request but /health "
+                    "(default: $AGENTGYM_TOKEN; none when unset)")
+    sv.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES",
+                    help="largest request body or WebSocket message (default: 4 MiB)")
+    tr = sub.add_parser(
+        "train",
+        help="train a policy with GRPO / GiGPO, VPR or SFT",
+        description="Train a model on an env. Every config key can follow as --KEY VALUE or "
+        "--set KEY=VALUE (see agentgym.trainers.config and configs/).",
+        allow_abbrev=False,  # an unknown --key is a config override, never a prefix match
+    )
+    add_train_arguments(tr)
     return parser
 
 
@@ -246,9 +326,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     0 on success, 2 for any error (printed as one line on stderr), 130 on Ctrl-C.
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "train":  # only `train` takes free --KEY VALUE overrides
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.overrides = extra
     console = Console(highlight=False)
-    commands = {"list": cmd_list, "play": cmd_play, "eval": cmd_eval}
+    commands = {"list": cmd_list, "play": cmd_play, "eval": cmd_eval, "serve": cmd_serve,
+                "train": cmd_train}
     try:
         return commands[args.command](args, console)
     except KeyboardInterrupt:

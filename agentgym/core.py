@@ -192,6 +192,8 @@ class TextEnv(gym.Env[str, str]):
     rules: ClassVar[str] = ""
     max_observation_length: ClassVar[int] = 8192
     max_action_length: ClassVar[int] = 1024
+    #: True if a step may block (I/O, a browser): the env server then runs it in a thread.
+    blocking_io: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -110,9 +110,11 @@ def env_creator(env_id: str) -> Callable[..., Any]:
     if not isinstance(env_id, str) or env_id not in gym.registry:
         raise ValueError(f"unknown env id {env_id!r}; agentgym ids: {_known_ids()}")
     entry_point = gym.registry[env_id].entry_point
-    if callable(entry_point):
-        return entry_point
     try:
+        if callable(entry_point):
+            # agentgym's ids register an EnvCreator (it adds server_url=...); its __wrapped__
+            # is the entry point itself.
+            return inspect.unwrap(entry_point)
         return load_env_creator(entry_point)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ValueError(f"{env_id}: cannot load its entry point {entry_point!r}: {exc}") from exc

@@ -138,7 +138,56 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
     ),
 )
 
-__all__ = ["ENVIRONMENTS", "EnvEntry", "env_ids", "register_all"]
+__all__ = ["ENVIRONMENTS", "EnvCreator", "EnvEntry", "env_ids", "register_all"]
+
+
+class EnvCreator:
+    """What ``gym.make`` calls for an agentgym id: the entry point, or a RemoteEnv.
+
+    With ``server_url`` among the kwargs it returns an :class:`agentgym.remote.RemoteEnv`
+    playing the id on that server; otherwise it loads the entry point (lazily, on the first
+    call) and calls it, so ``gym.make(id).unwrapped`` is the family's own class.
+    ``__wrapped__`` and ``metadata`` are the entry point's, so ``inspect.signature`` and
+    ``agentgym.envinfo`` read the real kwargs and ``gym.make`` the real render modes.
+
+    >>> creator = EnvCreator("agentgym/TicTacToe-v0",
+    ...                      "agentgym.environments.games.tictactoe.env:TicTacToeEnv")
+    >>> creator.__wrapped__.__name__
+    'TicTacToeEnv'
+    """
+
+    def __init__(self, env_id: str, entry_point: str) -> None:
+        self.env_id = env_id
+        self.entry_point = entry_point
+        self._target: Any = None
+
+    @property
+    def __wrapped__(self) -> Any:
+        if self._target is None:
+            from gymnasium.envs.registration import load_env_creator
+
+            self._target = load_env_creator(self.entry_point)
+        return self._target
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        # gym.make checks render_mode against this only when the creator has it (a class);
+        # a factory such as WebShop's has none, and then neither may this.
+        try:
+            return self.__wrapped__.metadata
+        except AttributeError:
+            raise AttributeError(f"{self.entry_point} has no metadata") from None
+
+    def __call__(self, **kwargs: Any) -> gym.Env:
+        if kwargs.get("server_url") is not None:
+            from agentgym.remote import RemoteEnv
+
+            return RemoteEnv(self.env_id, **kwargs)
+        kwargs.pop("server_url", None)  # server_url=None: the local env (one config for both)
+        return self.__wrapped__(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"EnvCreator({self.env_id!r}, {self.entry_point!r})"
 
 
 def env_ids() -> list[str]:
@@ -155,7 +204,7 @@ def register_all() -> None:
         # passive checker stays on so misuse is reported.
         gym.register(
             id=entry.id,
-            entry_point=entry.entry_point,
+            entry_point=EnvCreator(entry.id, entry.entry_point),
             kwargs=dict(entry.kwargs),
             disable_env_checker=False,
             order_enforce=True,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks against the peers (TextArena, gym-sokoban, reasoning-gym, BrowserGym), then a
-# ratio table.
+# Benchmarks against the peers (TextArena, gym-sokoban, reasoning-gym, BrowserGym, OpenEnv),
+# then a ratio table.
 #
 #   scripts/bench.sh                      # everything, ~3-5 minutes on 2 cores
 #   scripts/bench.sh -k sudoku            # extra args go to pytest
@@ -10,6 +10,9 @@
 #   scripts/bench.sh -k webshop           # WebShop text + browser, vs BrowserGym (~3 minutes)
 #   BROWSERGYM_VENV=/tmp/bg scripts/bench.sh    # BrowserGym's venv elsewhere
 #   AGENTGYM_BENCH_BROWSERGYM=0 scripts/bench.sh  # do not create the BrowserGym venv
+#   scripts/bench.sh -k server            # env server vs OpenEnv's, step overhead (~1 minute)
+#   OPENENV_VENV=/tmp/oe scripts/bench.sh       # OpenEnv's venv elsewhere
+#   AGENTGYM_BENCH_OPENENV=0 scripts/bench.sh   # do not create the OpenEnv venv
 #
 # The peers are installed with the project's "peers" extra into the venv (created if
 # missing); they coexist with gymnasium 1.x and numpy 2.x (gym-sokoban pulls in the old
@@ -23,8 +26,8 @@ PY="$VENV/bin/python"
 if [ ! -x "$PY" ]; then
     python3 -m venv "$VENV"
 fi
-if ! "$PY" -c "import agentgym, pytest_benchmark, textarena, reasoning_gym, gym_sokoban" \
-        >/dev/null 2>&1; then
+if ! "$PY" -c "import agentgym, pytest_benchmark, textarena, reasoning_gym, gym_sokoban
+import starlette, uvicorn, orjson, websockets" >/dev/null 2>&1; then
     "$VENV/bin/pip" install -e ".[dev,peers]"
 fi
 
@@ -48,6 +51,28 @@ if [ "${AGENTGYM_BENCH_BROWSERGYM:-1}" != 0 ] && ! bg_ready; then
            "$BG_VENV/bin/pip" install -q "browsergym-core==0.14.3" "gymnasium==1.4.0" &&
            "$BG_VENV/bin/pip" install -q "playwright==1.65.2" && bg_ready; }; then
         echo "warning: could not set up $BG_VENV; the BrowserGym benchmarks will be skipped" >&2
+    fi
+fi
+
+# OpenEnv's server (openenv-core) brings gradio, fastmcp, huggingface_hub, openai, pandas and
+# some 100 packages in all that the project does not need, so it gets its own venv too;
+# benchmarks/test_bench_server.py runs its server as a subprocess (benchmarks/openenv_peer.py).
+# uvloop and httptools are for its "tuned" rows. Without this venv the OpenEnv rows skip.
+OE_VENV="${OPENENV_VENV:-.venv-openenv}"
+export OPENENV_VENV="$OE_VENV"
+oe_ready() {
+    "$OE_VENV/bin/python" -c "
+from importlib.metadata import version as v
+import openenv.core.env_server.http_server, uvloop, httptools
+assert v('openenv-core') == '0.3.0', 'wrong version'
+" >/dev/null 2>&1
+}
+if [ "${AGENTGYM_BENCH_OPENENV:-1}" != 0 ] && ! oe_ready; then
+    echo "setting up $OE_VENV (openenv-core 0.3.0 for the env server benchmarks)" >&2
+    if ! { { [ -x "$OE_VENV/bin/python" ] || python3 -m venv "$OE_VENV"; } &&
+           "$OE_VENV/bin/pip" install -q "openenv-core==0.3.0" "uvloop==0.23.0" \
+               "httptools==0.9.0" && oe_ready; }; then
+        echo "warning: could not set up $OE_VENV; the OpenEnv benchmarks will be skipped" >&2
     fi
 fi
 

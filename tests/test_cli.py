@@ -262,7 +262,7 @@ def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPa
 def test_every_option_of_every_subcommand_has_help():
     parser = cli.build_parser()
     commands = subparsers(parser)
-    assert set(commands) == {"list", "play", "eval"}
+    assert set(commands) == {"list", "play", "eval", "serve", "train"}
     for name, sub in {"agentgym": parser, **commands}.items():
         for action in sub._actions:
             if isinstance(action, argparse._SubParsersAction):

@@ -1,38 +1,68 @@
 """Reference trainers, installed as ``agentgym.trainers``.
 
-So far the pure pieces every trainer shares (NumPy only; the trainers turn them into tensors):
+The pure pieces every trainer shares (NumPy only):
 
 * :mod:`agentgym.trainers.records`: :class:`StepRecord` / :class:`StepTable`, the flat table
   of step records a rollout produces (group, trajectory, turn, state key, reward components,
   end flags, prompt and completion token ids, sampler log-probs), saved as JSONL;
 * :mod:`agentgym.trainers.advantages`: GRPO, Dr.GRPO, discounted returns, GiGPO, VPR and the
-  zero-spread group fraction, as pure functions.
+  zero-spread group fraction, as pure functions;
+* :mod:`agentgym.trainers.config`: the run configs (TOML + command-line overrides).
 
->>> from agentgym.trainers import grpo, zero_spread_fraction
->>> grpo([1.0, 0.0], [0, 0]).round(3).tolist(), zero_spread_fraction([1.0, 1.0], [0, 0])
-([1.0, -1.0], 1.0)
+The torch parts, imported when first used (so ``import agentgym.trainers`` stays light):
+
+* :mod:`agentgym.trainers.loss`: the clipped-ratio policy loss and token log-probs
+  (``policy_loss``, ``sequence_logprobs``, ``collate`` are also attributes of the package);
+* the trainers :mod:`agentgym.trainers.grpo` (GiGPO too), :mod:`agentgym.trainers.vpr` and
+  :mod:`agentgym.trainers.sft`, each a ``train(cfg)`` read top to bottom; checkpoints in
+  :mod:`~agentgym.trainers.checkpoint`, metrics and plots in :mod:`~agentgym.trainers.metrics`,
+  ``agentgym train`` in :mod:`~agentgym.trainers.cli`.
+
+The advantage functions ``grpo`` and ``vpr`` are not package attributes: those names are
+the trainer modules. Import them from :mod:`agentgym.trainers.advantages`.
+
+>>> from agentgym.trainers import dr_grpo, zero_spread_fraction
+>>> dr_grpo([1.0, 0.0], [0, 0]).tolist(), zero_spread_fraction([1.0, 1.0], [0, 0])
+([0.5, -0.5], 1.0)
 """
+
+from typing import Any
 
 from agentgym.trainers.advantages import (
     VPRAdvantages,
     discounted_returns,
     dr_grpo,
     gigpo,
-    grpo,
-    vpr,
     zero_spread_fraction,
 )
+from agentgym.trainers.config import GRPOConfig, SFTConfig, VPRConfig, load_config
 from agentgym.trainers.records import StepRecord, StepTable, state_key
 
 __all__ = [
+    "GRPOConfig",
+    "SFTConfig",
     "StepRecord",
     "StepTable",
     "VPRAdvantages",
+    "VPRConfig",
+    "collate",
     "discounted_returns",
     "dr_grpo",
     "gigpo",
-    "grpo",
+    "load_config",
+    "policy_loss",
+    "sequence_logprobs",
     "state_key",
-    "vpr",
     "zero_spread_fraction",
 ]
+
+_LAZY = {"collate", "policy_loss", "sequence_logprobs"}
+
+
+def __getattr__(name: str) -> Any:
+    # The loss needs torch; importing it only when asked keeps `agentgym --help` fast.
+    if name in _LAZY:
+        from agentgym.trainers import loss
+
+        return getattr(loss, name)
+    raise AttributeError(f"module 'agentgym.trainers' has no attribute {name!r}")

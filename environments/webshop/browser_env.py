@@ -206,6 +206,7 @@ class BrowserWebShopEnv(WebShopBase):
     mode: ClassVar[str] = "browser"
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     max_observation_length: ClassVar[int] = 16384
+    blocking_io: ClassVar[bool] = True  # Playwright blocks: the env server uses a thread
     rules: ClassVar[str] = (
         "You are shopping on WebShop, in a web browser, for the product described by an "
         "instruction. Each observation shows the instruction, then the page as an "

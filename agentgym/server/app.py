@@ -1,0 +1,443 @@
+"""The env server as an ASGI app (Starlette): sessions over HTTP and WebSocket, one protocol.
+
+The routes and message shapes are in :mod:`agentgym.server.protocol`; the session rules
+(request-id dedupe, capacity, idle expiry) in :mod:`agentgym.server.sessions`. This module adds
+what sits in front of them: JSON (orjson) in and out, the bearer token (everything but
+``/health`` is refused without it when one is set), the request size limit, 4xx replies that
+are one JSON line (never a stack trace), ``/health``, ``/schema`` and ``/metrics``.
+
+>>> from starlette.testclient import TestClient
+>>> import agentgym
+>>> with TestClient(create_app(["agentgym/TicTacToe-v0"])) as client:
+...     client.get("/health").json()["status"]
+'ok'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+from collections.abc import AsyncIterator, Sequence
+from time import perf_counter
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from agentgym.core import CONTRACT_INFO_KEYS, TextEnv
+from agentgym.envinfo import REQUIRED, UNKNOWN, env_creator, env_kwargs
+from agentgym.server.metrics import Metrics
+from agentgym.server.protocol import WS_OPS, ProtocolError, dumps, loads
+from agentgym.server.sessions import Reply, SessionStore
+
+__all__ = ["DEFAULT_MAX_BODY", "create_app", "env_schema", "serve"]
+
+log = logging.getLogger("agentgym.server")
+
+#: Largest request body (and WebSocket message) accepted, bytes.
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+#: How much of an oversized body is read (and dropped) before the 413 is sent.
+_DRAIN_LIMIT = 64 * 1024 * 1024
+
+#: The JSON type of each contract ``info`` key (every reset and step carries them).
+INFO_SCHEMA: dict[str, str] = {
+    "valid_action": "boolean",
+    "action_error": "string",
+    "available_actions": "array of strings",
+    "reward_components": "object of numbers (process, outcome, named parts)",
+    "success": "boolean",
+    "verifier": "object (name, version, process_scored)",
+    "invalid_actions": "integer",
+    "step": "integer",
+    "steps_left": "integer",
+    "truncated_by": "string (on a truncating step only)",
+}
+assert set(INFO_SCHEMA) == CONTRACT_INFO_KEYS
+
+#: The session routes, answered in plain ASGI (see :func:`_session_route`): (method, the path
+#: after ``/sessions/{sid}``) -> (op, whether the op reads a body).
+_SESSION_ROUTES: dict[tuple[str, str], tuple[str, bool]] = {
+    ("POST", "/reset"): ("reset", True),
+    ("POST", "/step"): ("step", True),
+    ("GET", "/state"): ("state", False),
+    ("PUT", "/state"): ("set_state", True),
+    ("POST", "/score"): ("score", True),
+    ("GET", "/oracle"): ("oracle", False),
+    ("DELETE", ""): ("close", True),
+}
+
+
+def _session_route(method: str, path: str) -> tuple[str, bool, str | None] | None:
+    """(op, has_body, session id) for a session request, or None (Starlette answers it).
+
+    >>> _session_route("POST", "/sessions/abc/step")
+    ('step', True, 'abc')
+    >>> _session_route("POST", "/sessions/abc/") is None, _session_route("GET", "/x") is None
+    (True, True)
+    """
+    if path == "/sessions":
+        return ("create", True, None) if method == "POST" else None
+    if not path.startswith("/sessions/"):
+        return None
+    rest = path[10:]
+    cut = rest.find("/")
+    sid, tail = (rest, "") if cut < 0 else (rest[:cut], rest[cut:])
+    route = _SESSION_ROUTES.get((method, tail))
+    if route is None or not sid:
+        return None
+    return route[0], route[1], sid
+
+
+async def _send_json(
+    send: Send, status: int, body: bytes, headers: dict[str, str] | None = None
+) -> None:
+    """One JSON response in plain ASGI (what :class:`JSONResponse` sends, without it)."""
+    raw = [(b"content-type", b"application/json"),
+           (b"content-length", str(len(body)).encode())]
+    if headers:
+        raw += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _SessionOp:
+    """A session route as a plain ASGI endpoint (Starlette passes it ``scope`` as is)."""
+
+    def __init__(self, handler: Any, op: str, *, has_body: bool = True) -> None:
+        self.handler, self.op, self.has_body = handler, op, has_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        sid = scope.get("path_params", {}).get("sid")
+        await self.handler(scope, receive, send, self.op, self.has_body, sid)
+
+
+class _Disconnected(Exception):
+    """The client hung up while its request body was being read."""
+
+
+class JSONResponse(Response):
+    """A response body serialised with orjson (see :func:`agentgym.server.protocol.dumps`)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content)
+
+
+def _json_value(value: Any) -> Any:
+    if value is REQUIRED or value is UNKNOWN:
+        return None
+    try:
+        dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+    return value
+
+
+def env_schema(env_id: str) -> dict[str, Any]:
+    """An env id's observation, action and info schema and its kwargs with defaults.
+
+    >>> import agentgym
+    >>> schema = env_schema("agentgym/TicTacToe-v0")
+    >>> schema["action_space"]["type"], "max_steps" in {k["name"] for k in schema["kwargs"]}
+    ('Text', True)
+    """
+    creator = env_creator(env_id)
+    base = creator if isinstance(creator, type) and issubclass(creator, TextEnv) else TextEnv
+    return {
+        "observation_space": {"type": "Text", "min_length": 1,
+                              "max_length": base.max_observation_length},
+        "action_space": {"type": "Text", "min_length": 0, "max_length": base.max_action_length},
+        "info": INFO_SCHEMA,
+        "kwargs": [
+            {
+                "name": k.name,
+                "default": _json_value(k.default),
+                "required": k.default is REQUIRED,
+                "allowed": k.allowed,
+            }
+            for k in env_kwargs(env_id)
+        ],
+    }
+
+
+class _TokenGate:
+    """ASGI middleware: refuse every request but ``/health`` unless it bears the token."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token.encode() if token else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.token is None or scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        if scope["path"] == "/health" or self._authorised(scope):
+            return await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            await send(
+                {"type": "websocket.close", "code": 1008, "reason": "missing or wrong token"}
+            )
+            return None
+        body = dumps({"error": "missing or wrong bearer token"})
+        await send({
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [(b"content-type", b"application/json"),
+                        (b"www-authenticate", b"Bearer")],
+        })
+        await send({"type": "http.response.body", "body": body})
+        return None
+
+    def _authorised(self, scope: Scope) -> bool:
+        assert self.token is not None
+        for name, value in scope.get("headers", ()):
+            if name == b"authorization":
+                scheme, _, given = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(),
+                                                                           self.token)
+        return False
+
+
+def create_app(
+    env_ids: Sequence[str],
+    *,
+    max_sessions: int = 256,
+    idle_timeout: float = 600.0,
+    token: str | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    replay_window: int = 64,
+) -> ASGIApp:
+    """The server for ``env_ids``; see the module docstring. Refuses unknown ids at once."""
+    store = SessionStore(
+        env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
+        replay_window=replay_window,
+    )
+    metrics = Metrics()
+    schemas = {env_id: env_schema(env_id) for env_id in store.env_ids}
+
+    async def run(op: str, sid: str | None, body: dict[str, Any]) -> Reply:
+        start = perf_counter()
+        reply = await store.handle(op, sid, body)
+        metrics.observe(op, reply.status, perf_counter() - start)
+        return reply
+
+    async def read_body(scope: Scope, receive: Receive) -> dict[str, Any]:
+        too_big = False
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                too_big = value.isdigit() and int(value) > max_body
+                break
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Disconnected
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if too_big or size > max_body:
+                # Read on (and drop) what the client still sends, up to a bound, before
+                # answering: closing on unread data resets the connection, and the client
+                # would see a broken pipe instead of the 413.
+                too_big = True
+                if size > _DRAIN_LIMIT:
+                    break
+            else:
+                chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        if too_big:
+            raise ProtocolError(f"request body over {max_body} bytes", 413,
+                                {"Connection": "close"})
+        raw = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if not raw.strip():
+            return {}
+        return _parse(raw)
+
+    async def session_http(
+        scope: Scope, receive: Receive, send: Send, op: str, has_body: bool, sid: str | None
+    ) -> None:
+        # The session routes in plain ASGI rather than Starlette routes, Request and Response
+        # objects: about a third of the stack's cost per request (benchmark row
+        # server-http-16-clients). Their replies are the ones the Starlette routes gave.
+        try:
+            body = await read_body(scope, receive) if has_body else {}
+        except _Disconnected:
+            return
+        except ProtocolError as exc:
+            metrics.observe(op, exc.status, 0.0)
+            await _send_json(send, exc.status, dumps({"error": str(exc)}), exc.headers)
+            return
+        try:
+            reply = await run(op, sid, body)
+        except Exception:  # a bug, not bad input: one JSON line, never a stack trace
+            log.exception("%s failed", op)
+            await _send_json(send, 500, dumps({"error": "internal server error"}))
+            return
+        try:
+            data = dumps(reply.body)
+        except (TypeError, ValueError) as exc:
+            await _send_json(send, 500, dumps({"error": f"the reply is not JSON: {exc}"}))
+            return
+        await _send_json(send, reply.status, data, reply.headers)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse(
+            {"status": "ok", "env_ids": list(store.env_ids), "sessions": len(store.sessions)}
+        )
+
+    async def schema(request: Request) -> Response:
+        return JSONResponse({"env_ids": list(store.env_ids), "envs": schemas,
+                             "ops": list(WS_OPS)})
+
+    async def metrics_text(request: Request) -> Response:
+        text = metrics.render(
+            sessions=len(store.sessions), created=store.created_total,
+            expired=store.expired_total,
+        )
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
+
+    async def session_ws(scope: Scope, receive: Receive, send: Send) -> None:
+        # /ws in plain ASGI rather than Starlette's WebSocket wrapper (benchmark row
+        # server-ws-16-clients): one receive and one send per message, JSON as text frames.
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        while True:
+            message = await receive()
+            kind = message["type"]
+            if kind == "websocket.disconnect":
+                return
+            if kind != "websocket.receive":
+                continue
+            data = message.get("text") or message.get("bytes") or b""
+            out = (await ws_answer(data)).decode()
+            try:
+                await send({"type": "websocket.send", "text": out})
+            except OSError:  # the client is gone (uvicorn's ClientDisconnected)
+                return
+
+    async def ws_answer(data: str | bytes) -> bytes:
+        rid: Any = None
+        try:
+            if len(data) > max_body:
+                raise ProtocolError(f"message over {max_body} bytes", 413)
+            payload = _parse(data)
+            rid = payload.get("request_id")
+            op = payload.get("op")
+            if op not in WS_OPS:
+                raise ProtocolError(f"unknown op {op!r}; ops: {', '.join(WS_OPS)}")
+            reply = await run(op, payload.get("session_id"), payload)
+        except ProtocolError as exc:
+            reply = Reply(exc.status, {"error": str(exc)})
+        except Exception:  # a bug, not bad input: one JSON line, never a stack trace
+            log.exception("%s failed", op)
+            reply = Reply(500, {"error": "internal server error"})
+        out = {"request_id": rid, "ok": reply.status < 400, **reply.body}
+        if reply.status >= 400:
+            out["status"] = reply.status
+        try:
+            return dumps(out)
+        except (TypeError, ValueError) as exc:
+            return dumps({"request_id": rid, "ok": False, "status": 500,
+                                 "error": f"the reply is not JSON: {exc}"})
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal server error"
+        return JSONResponse({"error": str(detail)}, status)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(min(store.idle_timeout / 2, 10.0))
+                await store.expire()
+
+        task = asyncio.create_task(sweep())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await store.close_all()
+
+    routes = [
+        Route("/health", health, methods=["GET"]),
+        Route("/schema", schema, methods=["GET"]),
+        Route("/metrics", metrics_text, methods=["GET"]),
+        # `front` below answers these requests before Starlette is reached; the routes stay
+        # so that Starlette gives what `front` leaves (HEAD, another method: 405) as before.
+        Route("/sessions", _SessionOp(session_http, "create"), methods=["POST"]),
+        Route("/sessions/{sid}/reset", _SessionOp(session_http, "reset"), methods=["POST"]),
+        Route("/sessions/{sid}/step", _SessionOp(session_http, "step"), methods=["POST"]),
+        Route("/sessions/{sid}/state", _SessionOp(session_http, "state", has_body=False),
+              methods=["GET"]),
+        Route("/sessions/{sid}/state", _SessionOp(session_http, "set_state"), methods=["PUT"]),
+        Route("/sessions/{sid}/score", _SessionOp(session_http, "score"), methods=["POST"]),
+        Route("/sessions/{sid}/oracle", _SessionOp(session_http, "oracle", has_body=False),
+              methods=["GET"]),
+        Route("/sessions/{sid}", _SessionOp(session_http, "close"), methods=["DELETE"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: http_error, Exception: http_error},
+    )
+    app.state.store = store
+    app.state.metrics = metrics
+
+    async def front(scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http" or kind == "websocket":
+            path = scope["path"]
+            root = scope.get("root_path", "")
+            if root and path.startswith(root):
+                path = path[len(root):]
+            if kind == "websocket":
+                if path == "/ws":
+                    return await session_ws(scope, receive, send)
+            else:
+                route = _session_route(scope["method"], path)
+                if route is not None:
+                    return await session_http(scope, receive, send, *route)
+        return await app(scope, receive, send)
+
+    return _TokenGate(front, token)
+
+
+def _parse(raw: str | bytes) -> dict[str, Any]:
+    try:
+        payload = loads(raw)
+    except ValueError as exc:
+        raise ProtocolError(f"malformed JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise ProtocolError(f"the body must be a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+def serve(
+    env_ids: Sequence[str],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    max_sessions: int = 256,
+    idle_timeout: float = 600.0,
+    token: str | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    log_level: str = "warning",
+) -> None:
+    """Run the server with uvicorn until interrupted (uvloop and httptools when installed)."""
+    import uvicorn
+
+    app = create_app(env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
+                     token=token, max_body=max_body)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=max_body + 1024,
+                timeout_graceful_shutdown=5)

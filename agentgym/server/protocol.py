@@ -1,0 +1,165 @@
+"""The env server's message shapes: one protocol for every env id, over HTTP and WebSocket.
+
+Every request body is a JSON object; every mutating request carries a ``request_id`` (a
+client-chosen string) so that a retry after a dropped connection is applied once and answered
+with the same reply. Replies are JSON objects; an error is ``{"error": "one line"}`` with a 4xx
+or 5xx status (over WebSocket: ``{"request_id", "ok": false, "error", "status"}``).
+
+=========================  =====================================  ==================================
+request                    body                                   reply
+=========================  =====================================  ==================================
+POST /sessions             env_id, kwargs, request_id             session_id, env_id, env
+POST /sessions/{sid}/reset seed, options, request_id              observation, info
+POST /sessions/{sid}/step  action, request_id                     observation, reward, terminated,
+                                                                  truncated, info
+GET /sessions/{sid}/state                                         state (the snapshot, as text)
+PUT /sessions/{sid}/state  state, request_id                      episode_seed, render
+POST /sessions/{sid}/score actions                                scores
+GET /sessions/{sid}/oracle                                        actions
+DELETE /sessions/{sid}     (request_id)                           closed
+=========================  =====================================  ==================================
+
+Over WebSocket (``/ws``) the same operations are messages ``{"op": ..., "request_id",
+"session_id", ...the same fields}``, ``op`` one of :data:`WS_OPS` (``state`` reads the
+snapshot, ``set_state`` loads one). One connection may drive several sessions; its messages
+are answered one at a time, in order, each with its ``request_id``.
+
+>>> parse_request_id({"request_id": "a1"})
+'a1'
+>>> check_fields("step", {"action": "up"})
+{'action': 'up'}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "MAX_REQUEST_ID",
+    "MUTATING_OPS",
+    "WS_OPS",
+    "ProtocolError",
+    "check_fields",
+    "dumps",
+    "loads",
+    "parse_request_id",
+]
+
+_ORJSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` as JSON bytes: orjson, or the standard library where orjson cannot.
+
+    orjson refuses strings that are not valid UTF-8 (a lone surrogate, which an action
+    fuzzer or a model's sampler can produce); the standard library writes them as
+    ``\\ud800`` escapes, which :func:`loads` reads back into the same string.
+
+    >>> loads(dumps({"action": "\\ud800"})) == {"action": "\\ud800"}
+    True
+    """
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":")).encode()
+
+
+def loads(raw: str | bytes) -> Any:
+    """Parse JSON (orjson; the standard library for what only it reads, e.g. surrogates).
+
+    Raises:
+        ValueError: ``raw`` is not JSON (orjson's message).
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        try:
+            return json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise ValueError(str(exc)) from None
+
+#: Operations a WebSocket message may name (``create`` makes a session, ``close`` ends it).
+WS_OPS: tuple[str, ...] = (
+    "create", "reset", "step", "state", "set_state", "score", "oracle", "close",
+)
+#: Operations that change a session: their replies are remembered per request id.
+MUTATING_OPS: frozenset[str] = frozenset({"create", "reset", "step", "set_state", "close"})
+#: Longest request id accepted (a UUID is 36 characters).
+MAX_REQUEST_ID = 128
+
+
+class ProtocolError(ValueError):
+    """A request the server refuses before touching an env; ``status`` is the HTTP status.
+
+    >>> ProtocolError("unknown session id 'x'", 404).status
+    404
+    """
+
+    def __init__(self, message: str, status: int = 400, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.headers = dict(headers or {})
+
+
+def parse_request_id(body: dict[str, Any]) -> str | None:
+    """The body's ``request_id`` (None when absent), or :class:`ProtocolError` if malformed.
+
+    >>> parse_request_id({}) is None
+    True
+    """
+    rid = body.get("request_id")
+    if rid is None:
+        return None
+    if not isinstance(rid, str) or not rid or len(rid) > MAX_REQUEST_ID:
+        raise ProtocolError(f"request_id must be a non-empty string of at most {MAX_REQUEST_ID} "
+                            "characters")
+    return rid
+
+
+# Per op: field -> (accepted JSON types, required). Unknown fields are ignored (forward-
+# compatible clients), missing optional ones default to None.
+_FIELDS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
+    "create": {"env_id": ((str,), True), "kwargs": ((dict, type(None)), False)},
+    "reset": {"seed": ((object,), False), "options": ((dict, type(None)), False)},
+    # An action is passed through as sent: a non-string is the env's to refuse (an invalid
+    # step), exactly as in process.
+    "step": {"action": ((object,), True)},
+    "state": {},
+    "set_state": {"state": ((str,), True)},
+    "score": {"actions": ((list,), True)},
+    "oracle": {},
+    "close": {},
+}
+
+
+def check_fields(op: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The fields ``op`` reads from ``body``, checked for presence and JSON type.
+
+    Raises:
+        ProtocolError: a required field is missing or has the wrong type (status 400).
+
+    >>> check_fields("set_state", {"state": 3})
+    Traceback (most recent call last):
+    ...
+    agentgym.server.protocol.ProtocolError: set_state: field 'state' must be str, got int
+    """
+    if op not in _FIELDS:
+        raise ProtocolError(f"unknown op {op!r}; ops: {', '.join(WS_OPS)}")
+    out: dict[str, Any] = {}
+    for name, (types, required) in _FIELDS[op].items():
+        if name not in body:
+            if required:
+                raise ProtocolError(f"{op}: missing field {name!r}")
+            out[name] = None
+            continue
+        value = body[name]
+        if object not in types and not isinstance(value, types):
+            wanted = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise ProtocolError(
+                f"{op}: field {name!r} must be {wanted}, got {type(value).__name__}"
+            )
+        out[name] = value
+    return out

@@ -1,0 +1,418 @@
+"""The server's session store: one env per explicit session, replies remembered per request id.
+
+* Session ids come from :func:`secrets.token_urlsafe` and are never handed out twice (closed
+  and expired ids are remembered, so a late request names its session as gone, not unknown).
+* A session's env calls run one at a time while other sessions run concurrently. An env
+  whose ``blocking_io`` is False (every :class:`agentgym.core.TextEnv` but the browser env) is
+  called inline on the event loop: the call has no ``await``, so nothing else runs during it,
+  and the session's :class:`asyncio.Lock` is taken only on the slow path (when it is held, or
+  the session has to expire). Any other env (``blocking_io`` True or absent) is called in a
+  worker thread under the lock.
+* A mutating request (create, reset, step, set_state, close) with a ``request_id`` already
+  answered in that session is not applied again: the stored reply is sent (the last
+  ``replay_window`` replies per session are kept). A retry after a dropped connection
+  therefore neither loses nor doubles a step.
+* ``max_sessions`` bounds the live sessions: a create beyond it is answered 503 with
+  ``Retry-After``. A session idle for ``idle_timeout`` seconds is closed.
+
+Every call returns a :class:`Reply` (status, JSON body, headers); errors are one line.
+
+>>> import asyncio, agentgym
+>>> store = SessionStore(["agentgym/TicTacToe-v0"])
+>>> reply = asyncio.run(store.handle("create", None, {"env_id": "agentgym/TicTacToe-v0"}))
+>>> reply.status, sorted(reply.body)[:2]
+(200, ['env', 'env_id'])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+from starlette.concurrency import run_in_threadpool
+
+from agentgym.envinfo import check_kwargs, env_creator
+from agentgym.server.protocol import MUTATING_OPS, ProtocolError, check_fields, parse_request_id
+
+__all__ = ["Reply", "Session", "SessionStore", "describe_env"]
+
+log = logging.getLogger("agentgym.server")
+
+#: Kwargs that would make a server session a client of another server: refused.
+_REMOTE_KWARGS = frozenset({"server_url", "token", "retry_for"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the server answers: an HTTP status, a JSON-able body and extra headers."""
+
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Session:
+    """One live session: its env, its lock and the replies it remembers."""
+
+    id: str
+    env_id: str
+    env: gym.Env
+    last_used: float
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Env calls run on the event loop (the env's ``blocking_io`` is False), not in a thread.
+    inline: bool = False
+    replies: OrderedDict[str, Reply] = field(default_factory=OrderedDict)
+
+
+def _space(space: Any) -> dict[str, Any]:
+    if isinstance(space, gym.spaces.Text):
+        return {
+            "type": "Text",
+            "min_length": space.min_length,
+            "max_length": space.max_length,
+            "charset": space.characters,
+        }
+    return {"type": type(space).__name__}
+
+
+def describe_env(env: gym.Env) -> dict[str, Any]:
+    """What a client needs to mirror ``env`` locally: spaces, render modes, config and rules."""
+    inner = env.unwrapped
+    out: dict[str, Any] = {
+        "observation_space": _space(env.observation_space),
+        "action_space": _space(env.action_space),
+        "render_modes": list(getattr(inner, "metadata", {}).get("render_modes", [])),
+        "render_mode": getattr(inner, "render_mode", None),
+    }
+    for name, read in (
+        ("config", lambda: inner.config()),
+        ("rules", lambda: inner.rules),
+        ("system_prompt", lambda: inner.system_prompt()),
+        ("max_steps", lambda: inner.max_steps),
+    ):
+        try:
+            out[name] = read()
+        except Exception:  # an env without the attribute simply does not report it
+            out[name] = None
+    return out
+
+
+def _error(exc: BaseException) -> Reply:
+    """An env's exception as a reply: bad input is 400 with its type, anything else 500."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    message = (lines[0] if lines else type(exc).__name__)[:400]
+    kind = type(exc).__name__
+    if isinstance(exc, gym.error.ResetNeeded):
+        return Reply(400, {"error": message, "type": "ResetNeeded"})
+    if isinstance(exc, (ValueError, TypeError, gym.error.Error)):
+        return Reply(400, {"error": message, "type": kind})
+    log.exception("env call failed")
+    return Reply(500, {"error": f"{kind}: {message}", "type": kind})
+
+
+class SessionStore:
+    """Sessions of the env ids a server hosts; see the module docstring for the rules.
+
+    Args:
+        env_ids: the ids this server hosts (a create naming another is refused).
+        max_sessions: live sessions allowed at once (503 + ``Retry-After`` beyond).
+        idle_timeout: seconds without a request after which a session is closed.
+        replay_window: replies remembered per session for request-id dedupe.
+        clock: seconds, monotonic (tests pass a fake one).
+    """
+
+    def __init__(
+        self,
+        env_ids: Sequence[str],
+        *,
+        max_sessions: int = 256,
+        idle_timeout: float = 600.0,
+        replay_window: int = 64,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not env_ids:
+            raise ValueError("a server hosts at least one env id")
+        for env_id in env_ids:
+            env_creator(env_id)  # unknown ids fail at start, not at the first create
+        if max_sessions < 1:
+            raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
+        if idle_timeout <= 0:
+            raise ValueError(f"idle_timeout must be > 0, got {idle_timeout}")
+        self.env_ids = tuple(dict.fromkeys(env_ids))
+        self.max_sessions = max_sessions
+        self.idle_timeout = float(idle_timeout)
+        self.replay_window = replay_window
+        self.clock = clock
+        self.sessions: dict[str, Session] = {}
+        self._reserved = 0  # creates under way (counted against the capacity)
+        self._gone: OrderedDict[str, str] = OrderedDict()  # closed/expired id -> why
+        self._created: OrderedDict[str, Reply] = OrderedDict()  # create request id -> reply
+        self._creating: dict[str, asyncio.Future[Reply]] = {}
+        self.created_total = 0
+        self.expired_total = 0
+
+    # ------------------------------------------------------------------ entry point
+    async def handle(self, op: str, session_id: str | None, body: dict[str, Any]) -> Reply:
+        """Run one operation; never raises for bad input (the reply says what was wrong).
+
+        A mutating operation runs in a task of its own that a cancelled request (a client that
+        hung up) does not stop: once begun, it is applied and its reply stored, so the retry
+        finds the reply instead of applying the request a second time.
+        """
+        if op in _OPS:
+            # The fast path (benchmark rows server-{http,ws}-16-clients): no task, no lock, no
+            # thread. It runs to its end without yielding, so a cancelled request cannot
+            # interrupt it and the shield below is not needed.
+            reply = self._inline(op, session_id, body)
+            if reply is not None:
+                return reply
+        if op in MUTATING_OPS:
+            return await asyncio.shield(asyncio.ensure_future(self._handle(op, session_id, body)))
+        return await self._handle(op, session_id, body)
+
+    async def _handle(self, op: str, session_id: str | None, body: dict[str, Any]) -> Reply:
+        try:
+            rid = parse_request_id(body)
+            fields = check_fields(op, body)
+            if op == "create":
+                return await self._create(fields, rid)
+            if not isinstance(session_id, str) or not session_id:
+                raise ProtocolError(f"{op}: missing session_id")
+            if op == "close":
+                return await self._close(session_id, rid)
+            return await self._session_op(op, session_id, fields, rid)
+        except ProtocolError as exc:
+            return Reply(exc.status, {"error": str(exc)}, exc.headers)
+
+    # ------------------------------------------------------------------ create / close
+    async def _create(self, fields: dict[str, Any], rid: str | None) -> Reply:
+        if rid is not None:
+            if rid in self._created:
+                return self._created[rid]
+            if rid in self._creating:  # the first try is still building the env
+                return await asyncio.shield(self._creating[rid])
+        env_id, kwargs = fields["env_id"], dict(fields["kwargs"] or {})
+        if env_id not in self.env_ids:
+            raise ProtocolError(
+                f"env id {env_id!r} is not served here; served: {', '.join(self.env_ids)}", 404
+            )
+        remote = sorted(_REMOTE_KWARGS & set(kwargs))
+        if remote:
+            raise ProtocolError(f"kwargs {remote} are client options, not env kwargs")
+        if len(self.sessions) + self._reserved >= self.max_sessions:
+            await self.expire()
+        if len(self.sessions) + self._reserved >= self.max_sessions:
+            raise ProtocolError(
+                f"server busy: {self.max_sessions} sessions open; retry later",
+                503,
+                {"Retry-After": "1"},
+            )
+        future: asyncio.Future[Reply] | None = None
+        if rid is not None:
+            future = asyncio.get_running_loop().create_future()
+            self._creating[rid] = future
+        self._reserved += 1
+        reply = Reply(500, {"error": "the session could not be created"})
+        try:
+            reply = await self._build(env_id, kwargs)
+        finally:
+            self._reserved -= 1
+            if rid is not None:
+                self._creating.pop(rid, None)
+                self._remember_create(rid, reply)
+            if future is not None:  # a retry waiting on this try gets the same reply
+                future.set_result(reply)
+        return reply
+
+    async def _build(self, env_id: str, kwargs: dict[str, Any]) -> Reply:
+        def build() -> tuple[gym.Env, dict[str, Any]]:
+            check_kwargs(env_id, kwargs)
+            # The bare env: Gymnasium's order check would refuse a step after set_state,
+            # which the contract allows (a snapshot starts an episode).
+            env = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
+            return env, describe_env(env)
+
+        try:
+            env, described = await run_in_threadpool(build)
+        except Exception as exc:
+            return _error(exc)
+        sid = secrets.token_urlsafe(16)
+        while sid in self.sessions or sid in self._gone:  # never reuse an id
+            sid = secrets.token_urlsafe(16)
+        inline = getattr(env, "blocking_io", True) is False  # unknown envs: a thread
+        self.sessions[sid] = Session(sid, env_id, env, self.clock(), inline=inline)
+        self.created_total += 1
+        return Reply(200, {"session_id": sid, "env_id": env_id, "env": described})
+
+    def _remember_create(self, rid: str, reply: Reply) -> None:
+        self._created[rid] = reply
+        while len(self._created) > self.max_sessions + 1024:  # a retry comes soon or never
+            self._created.popitem(last=False)
+
+    async def _close(self, sid: str, rid: str | None) -> Reply:
+        session = self.sessions.get(sid)
+        if session is None:
+            if sid in self._gone:  # a retried close (or one after expiry) is answered, not 404
+                return Reply(200, {"closed": True, "session_id": sid})
+            raise ProtocolError(f"unknown session id {sid!r}", 404)
+        async with session.lock:
+            if self.sessions.get(sid) is session:
+                await self._drop(session, "closed")
+        return Reply(200, {"closed": True, "session_id": sid})
+
+    async def _drop(self, session: Session, why: str) -> None:
+        self.sessions.pop(session.id, None)
+        self._gone[session.id] = why
+        while len(self._gone) > 100_000:
+            self._gone.popitem(last=False)
+        try:
+            await run_in_threadpool(session.env.close)
+        except Exception:
+            log.exception("closing session %s failed", session.id)
+
+    async def expire(self) -> int:
+        """Close every session idle for longer than ``idle_timeout``; returns how many."""
+        now = self.clock()
+        stale = [
+            s for s in self.sessions.values()
+            if not s.lock.locked() and now - s.last_used > self.idle_timeout
+        ]
+        for session in stale:
+            await self._drop(session, f"expired after {self.idle_timeout:g} s idle")
+        self.expired_total += len(stale)
+        return len(stale)
+
+    async def close_all(self) -> None:
+        """Close every session (server shutdown)."""
+        for session in list(self.sessions.values()):
+            await self._drop(session, "closed at shutdown")
+
+    # ------------------------------------------------------------------ session ops
+    def _session(self, sid: str) -> Session:
+        session = self.sessions.get(sid)
+        if session is None:
+            why = self._gone.get(sid)
+            if why is not None:
+                raise ProtocolError(f"session {sid!r} is gone ({why})", 404)
+            raise ProtocolError(f"unknown session id {sid!r}", 404)
+        return session
+
+    def _inline(self, op: str, sid: str | None, body: dict[str, Any]) -> Reply | None:
+        """``op`` run at once on the event loop, or None: take the slow path (the session is
+        unknown, gone, due to expire, busy, or its env blocks)."""
+        session = self.sessions.get(sid) if isinstance(sid, str) else None
+        if session is None or not session.inline or session.lock.locked():
+            return None
+        now = self.clock()
+        if now - session.last_used > self.idle_timeout:
+            return None
+        try:
+            rid = parse_request_id(body)
+            fields = check_fields(op, body)
+        except ProtocolError as exc:
+            return Reply(exc.status, {"error": str(exc)}, exc.headers)
+        remember = rid is not None and op in MUTATING_OPS
+        if remember:
+            seen = session.replies.get(rid)
+            if seen is not None:
+                session.last_used = now
+                return seen
+        reply = _call(op, session.env, fields)
+        self._finish(session, rid if remember else None, reply)
+        return reply
+
+    def _finish(self, session: Session, rid: str | None, reply: Reply) -> None:
+        """Mark ``session`` used and remember ``reply`` under ``rid`` (unless None)."""
+        session.last_used = self.clock()
+        if rid is not None:
+            replies = session.replies
+            replies[rid] = reply
+            if len(replies) > self.replay_window:
+                replies.popitem(last=False)
+
+    async def _session_op(
+        self, op: str, sid: str, fields: dict[str, Any], rid: str | None
+    ) -> Reply:
+        session = self._session(sid)
+        if (
+            not session.lock.locked()
+            and self.clock() - session.last_used > self.idle_timeout
+        ):
+            await self._drop(session, f"expired after {self.idle_timeout:g} s idle")
+            self.expired_total += 1
+            raise ProtocolError(f"session {sid!r} is gone (expired)", 404)
+        remember = rid is not None and op in MUTATING_OPS
+        async with session.lock:
+            if self.sessions.get(sid) is not session:
+                raise ProtocolError(f"session {sid!r} is gone ({self._gone.get(sid)})", 404)
+            if remember and rid in session.replies:
+                session.last_used = self.clock()
+                return session.replies[rid]
+            if session.inline:
+                reply = _call(op, session.env, fields)
+            else:
+                reply = await run_in_threadpool(_call, op, session.env, fields)
+            self._finish(session, rid if remember else None, reply)
+            return reply
+
+
+# ---------------------------------------------------------------------- env calls
+def _call(op: str, env: gym.Env, fields: dict[str, Any]) -> Reply:
+    """One env call as a reply (on the event loop or in a worker thread)."""
+    try:
+        return Reply(200, _OPS[op](env, fields))
+    except Exception as exc:
+        return _error(exc)
+
+
+def _reset(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
+    obs, info = env.reset(seed=f["seed"], options=f["options"])
+    return {"observation": obs, "info": info}
+
+
+def _step(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
+    obs, reward, terminated, truncated, info = env.step(f["action"])
+    return {
+        "observation": obs,
+        "reward": float(reward),
+        "terminated": bool(terminated),
+        "truncated": bool(truncated),
+        "info": info,
+    }
+
+
+def _get_state(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
+    return {"state": env.unwrapped.get_state().decode()}
+
+
+def _set_state(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
+    inner = env.unwrapped
+    inner.set_state(f["state"].encode())
+    render = inner.render() if getattr(inner, "render_mode", None) == "ansi" else None
+    return {"episode_seed": getattr(inner, "episode_seed", None), "render": render}
+
+
+def _score(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
+    return {"scores": [float(s) for s in env.unwrapped.score_actions(list(f["actions"]))]}
+
+
+def _oracle(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
+    return {"actions": list(env.unwrapped.oracle_actions())}
+
+
+_OPS: dict[str, Callable[[gym.Env, dict[str, Any]], dict[str, Any]]] = {
+    "reset": _reset,
+    "step": _step,
+    "state": _get_state,
+    "set_state": _set_state,
+    "score": _score,
+    "oracle": _oracle,
+}

@@ -1,0 +1,237 @@
+"""The one policy loss every RL trainer here uses, and the token log-probs it needs.
+
+A training *sequence* is one agent turn: the prompt ids the sampler saw (system, earlier
+turns, the current observation) followed by the completion ids it sampled. Only the
+completion is the agent's own text, so the loss mask is 1 exactly on those positions; the
+earlier turns' completions sit inside the prompt with mask 0 (they are trained on as their
+own sequences).
+
+The loss is PPO's clipped ratio with separate bounds (DAPO's ``eps_low`` / ``eps_high``),
+an optional KL penalty to a frozen reference (the k3 estimator, off with ``beta=0``), and
+one of three aggregations:
+
+* ``"seq-mean"``: mean over each sequence's own tokens, then mean over sequences (GRPO);
+* ``"token-sum"``: sum over every active token divided by a fixed ``constant`` (Dr.GRPO:
+  no length bias, since the divisor does not depend on the batch);
+* ``"token-mean"``: sum over every active token divided by the number of active tokens.
+
+>>> import torch
+>>> lp = torch.zeros(1, 3)
+>>> loss, stats = policy_loss(lp, lp, torch.tensor([2.0]), torch.tensor([[0.0, 1.0, 1.0]]))
+>>> loss.item(), stats["clip_fraction"]
+(-2.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+__all__ = ["AGGREGATIONS", "Batch", "collate", "policy_loss", "sequence_logprobs"]
+
+AGGREGATIONS = ("seq-mean", "token-sum", "token-mean")
+
+
+def _aggregate(
+    per_token: torch.Tensor, mask: torch.Tensor, agg: str, constant: float | None
+) -> torch.Tensor:
+    """Reduce ``[B, T]`` per-token values to a scalar over the tokens where ``mask == 1``."""
+    masked = per_token * mask
+    if agg == "seq-mean":
+        counts = mask.sum(dim=1)
+        has_tokens = counts > 0
+        # A sequence with no agent token (an empty completion) contributes nothing, and does
+        # not count in the mean over sequences.
+        per_seq = masked.sum(dim=1)[has_tokens] / counts[has_tokens]
+        return per_seq.mean() if per_seq.numel() else masked.sum()
+    if agg == "token-sum":
+        if constant is None or not constant > 0:
+            raise ValueError(f"agg='token-sum' needs a constant > 0, got {constant!r}")
+        return masked.sum() / constant
+    if agg == "token-mean":
+        return masked.sum() / mask.sum().clamp(min=1.0)
+    raise ValueError(f"agg must be one of {', '.join(AGGREGATIONS)}; got {agg!r}")
+
+
+def policy_loss(
+    new_logprobs: torch.Tensor,
+    old_logprobs: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    *,
+    eps_low: float = 0.2,
+    eps_high: float = 0.2,
+    agg: str = "seq-mean",
+    beta: float = 0.0,
+    ref_logprobs: torch.Tensor | None = None,
+    constant: float | None = None,
+    entropy: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Clipped-ratio policy loss over the agent's tokens; returns ``(loss, stats)``.
+
+    Args:
+        new_logprobs: ``[B, T]`` log-probs of each token under the policy being trained.
+        old_logprobs: ``[B, T]`` log-probs under the policy that sampled (the sampler's).
+        advantages: ``[B]``, one per sequence, broadcast over its tokens.
+        mask: ``[B, T]``, 1 on the agent's own (sampled) tokens, 0 elsewhere (prompt, padding).
+        eps_low, eps_high: the ratio is clipped to ``[1 - eps_low, 1 + eps_high]``.
+        agg: ``"seq-mean"``, ``"token-sum"`` (divided by ``constant``) or ``"token-mean"``.
+        beta: weight of the KL penalty to ``ref_logprobs`` (0: off; needs ``ref_logprobs``).
+        entropy: optional ``[B, T]`` per-token entropy, only reported (``stats["entropy"]``).
+
+    Per token: ``-min(r A, clip(r, 1 - eps_low, 1 + eps_high) A) + beta * KL`` with
+    ``r = exp(new - old)`` and ``KL = exp(ref - new) - (ref - new) - 1`` (k3, >= 0).
+
+    ``stats``: ``clip_fraction`` (active tokens whose clipped term was the one taken, i.e.
+    that get no gradient), ``approx_kl`` (mean ``(new - old)^2 / 2``, how far the update
+    moved from the sampler), ``kl_ref`` (mean k3 to the reference, when given), ``entropy``.
+
+    >>> lp = torch.zeros(1, 2)
+    >>> policy_loss(lp + 1.0, lp, torch.tensor([1.0]), torch.ones(1, 2))[1]["clip_fraction"]
+    1.0
+    """
+    if not (eps_low >= 0 and eps_high >= 0):
+        raise ValueError(f"eps_low and eps_high must be >= 0, got {eps_low}, {eps_high}")
+    if beta < 0:
+        raise ValueError(f"beta must be >= 0, got {beta}")
+    if beta > 0 and ref_logprobs is None:
+        raise ValueError("beta > 0 needs ref_logprobs (the reference model's token log-probs)")
+    if new_logprobs.shape != old_logprobs.shape or new_logprobs.shape != mask.shape:
+        raise ValueError(
+            f"new_logprobs {tuple(new_logprobs.shape)}, old_logprobs "
+            f"{tuple(old_logprobs.shape)} and mask {tuple(mask.shape)} must have one shape"
+        )
+    if advantages.shape != (new_logprobs.shape[0],):
+        raise ValueError(
+            f"advantages must be [B] = [{new_logprobs.shape[0]}], got {tuple(advantages.shape)}"
+        )
+    mask = mask.to(new_logprobs.dtype)
+    adv = advantages.to(new_logprobs.dtype)[:, None]
+    # Padding positions may hold anything; zero the log-ratio there so exp() cannot overflow.
+    log_ratio = torch.where(mask > 0, new_logprobs - old_logprobs, 0.0)
+    ratio = log_ratio.exp()
+    unclipped = ratio * adv
+    clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high) * adv
+    per_token = -torch.minimum(unclipped, clipped)
+
+    kl_ref = None
+    if ref_logprobs is not None:
+        delta = torch.where(mask > 0, ref_logprobs - new_logprobs, 0.0)
+        kl_ref = delta.exp() - delta - 1.0
+        if beta > 0:
+            per_token = per_token + beta * kl_ref
+
+    loss = _aggregate(per_token, mask, agg, constant)
+
+    with torch.no_grad():
+        active = mask.sum().clamp(min=1.0)
+        was_clipped = (clipped < unclipped).to(mask.dtype) * mask
+        stats = {
+            "clip_fraction": float(was_clipped.sum() / active),
+            "approx_kl": float((0.5 * log_ratio**2 * mask).sum() / active),
+        }
+        if kl_ref is not None:
+            stats["kl_ref"] = float((kl_ref * mask).sum() / active)
+        if entropy is not None:
+            stats["entropy"] = float((entropy * mask).sum() / active)
+    return loss, stats
+
+
+def sequence_logprobs(
+    model: torch.nn.Module,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    completion_mask: torch.Tensor,
+    *,
+    temperature: float = 1.0,
+    with_entropy: bool = False,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+    """Log-prob of every completion token given the ones before it, ``[B, T]`` (0 elsewhere).
+
+    Position ``t`` holds ``log p(input_ids[t] | input_ids[:t])`` where ``completion_mask``
+    is 1, and 0 everywhere else. Logits are divided by ``temperature`` first, so the values
+    match the sampler's log-probs (it samples from the tempered distribution). With
+    ``with_entropy`` also returns the per-token entropy of that distribution, ``[B, T]``.
+
+    Rows are left-padded (as :func:`collate` builds them, and as the sampler pads its
+    prompts): position ids count real tokens only, so they equal the sampler's, and every
+    completion ends at the last column. Only the last columns that hold completion tokens
+    go through the vocabulary projection (``logits_to_keep``): for a 49k-token vocabulary
+    the full ``[B, T, V]`` logits would cost gigabytes for a prompt of a few hundred tokens.
+    """
+    width = input_ids.shape[1]
+    has = completion_mask.any(dim=0).nonzero()
+    first = int(has[0]) if has.numel() else width  # leftmost column with a completion token
+    keep = max(width - first + 1, 1)  # ... and the column before it, which predicts it
+    positions = (attention_mask.cumsum(dim=-1) - 1).clamp(min=0)
+    kwargs = {"input_ids": input_ids, "attention_mask": attention_mask, "position_ids": positions}
+    try:
+        logits = model(**kwargs, logits_to_keep=keep).logits
+    except TypeError:  # a model without logits_to_keep: project every position
+        logits = model(**kwargs).logits
+    logits = logits[:, -keep:-1].float() / temperature  # predictions for the last keep-1 columns
+    logp_all = F.log_softmax(logits, dim=-1)
+    targets = input_ids[:, width - keep + 1 :]
+    picked = logp_all.gather(-1, targets[..., None]).squeeze(-1)
+    mask = completion_mask.to(picked.dtype)
+    head = torch.zeros_like(mask[:, : width - keep + 1])
+    token_logprobs = torch.cat([head, picked], dim=1) * mask
+    if not with_entropy:
+        return token_logprobs
+    entropy = -(logp_all.exp() * logp_all).sum(-1)
+    return token_logprobs, torch.cat([head, entropy], dim=1) * mask
+
+
+@dataclass
+class Batch:
+    """Right-padded tensors for a list of turns (see :func:`collate`)."""
+
+    input_ids: torch.Tensor  # [B, T] padding, then prompt + completion
+    attention_mask: torch.Tensor  # [B, T] 1 on real tokens
+    completion_mask: torch.Tensor  # [B, T] 1 exactly on the completion (the agent's tokens)
+    old_logprobs: torch.Tensor  # [B, T] the sampler's log-probs at completion positions, else 0
+
+    def to(self, device: str | torch.device) -> Batch:
+        return Batch(*(t.to(device) for t in vars(self).values()))
+
+
+def collate(
+    prompts: Sequence[Sequence[int]],
+    completions: Sequence[Sequence[int]],
+    logprobs: Sequence[Sequence[float]] | None = None,
+    *,
+    pad_id: int = 0,
+) -> Batch:
+    """Concatenate each prompt with its completion, left-pad, and mark the completion.
+
+    Left padding puts every completion at the end, where :func:`sequence_logprobs` reads.
+
+    >>> b = collate([[1, 2], [3]], [[4], [5, 6]], [[-0.5], [-1.0, -2.0]], pad_id=0)
+    >>> b.input_ids.tolist(), b.completion_mask.int().tolist()
+    ([[1, 2, 4], [3, 5, 6]], [[0, 0, 1], [0, 1, 1]])
+    >>> b.old_logprobs.tolist()
+    [[0.0, 0.0, -0.5], [0.0, -1.0, -2.0]]
+    >>> collate([[7], [1, 2]], [[8], [3]]).input_ids.tolist()  # left padding
+    [[0, 7, 8], [1, 2, 3]]
+    """
+    if len(prompts) != len(completions):
+        raise ValueError(f"{len(prompts)} prompts but {len(completions)} completions")
+    width = max((len(p) + len(c) for p, c in zip(prompts, completions, strict=True)), default=0)
+    n = len(prompts)
+    ids = torch.full((n, width), pad_id, dtype=torch.long)
+    attention = torch.zeros((n, width), dtype=torch.long)
+    completion = torch.zeros((n, width), dtype=torch.float32)
+    old = torch.zeros((n, width), dtype=torch.float32)
+    for i, (p, c) in enumerate(zip(prompts, completions, strict=True)):
+        start = width - len(p) - len(c)  # padding first: the completion ends the row
+        ids[i, start:] = torch.tensor(list(p) + list(c), dtype=torch.long)
+        attention[i, start:] = 1
+        completion[i, width - len(c) :] = 1.0
+        if logprobs is not None and len(logprobs[i]):
+            if len(logprobs[i]) != len(c):
+                raise ValueError(f"row {i}: {len(logprobs[i])} log-probs for {len(c)} tokens")
+            old[i, width - len(c) :] = torch.tensor(list(logprobs[i]), dtype=torch.float32)
+    return Batch(ids, attention, completion, old)
