@@ -104,6 +104,6 @@ def test_example_configs_load():
     files = sorted(root.glob("*.toml"))
     assert len(files) >= 4
     for path in files:
-        algo = "sft" if path.name.startswith("sft") else "vpr" if "vpr" in path.name else "grpo"
+        algo = "sft" if "sft" in path.stem else "vpr" if "vpr" in path.stem else "grpo"
         cfg = load_config(algo, path)
         assert cfg.env.startswith("agentgym/")
