@@ -28,6 +28,7 @@ import numpy as np
 
 from agentgym.agents import Agent, make_agent
 from agentgym.envinfo import family_of, make_text_env
+from agentgym.progress import progress_bar
 
 SCHEMA = "agentgym.eval/1"
 #: Hard cap on steps per episode, for envs (or wrappers) that never end an episode themselves.
@@ -230,26 +231,7 @@ def versions() -> dict[str, str]:
 
 @contextmanager
 def _progress(enabled: bool, total: int, label: str) -> Iterator[Any]:
-    if not enabled:
-        yield lambda: None
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, transient=False) as progress:
+    with progress_bar(enabled) as progress:
         task = progress.add_task(label, total=total)
         yield lambda: progress.advance(task)
 

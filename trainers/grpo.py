@@ -30,6 +30,7 @@ import numpy as np
 import torch
 from rich.console import Console
 
+from agentgym.progress import progress_bar
 from agentgym.trainers.advantages import dr_grpo, gigpo, grpo, zero_spread_fraction
 from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
 from agentgym.trainers.config import GRPOConfig, RLConfig, RunConfig, config_dict
@@ -91,29 +92,6 @@ def make_env_factory(cfg: RunConfig) -> Callable[[], gym.Env]:
 
 def run_dir(cfg: RunConfig, algo: str) -> Path:
     return Path(cfg.out_dir or f"runs/{algo}")
-
-
-def progress_bar(enabled: bool, console: Console | None):
-    """A rich progress bar (or one that draws nothing)."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[status]}"),
-        console=console,
-        disable=not enabled,
-    )
 
 
 # --- advantages -------------------------------------------------------------------------------
@@ -234,7 +212,7 @@ def train(
     make_env = make_env_factory(cfg)
     began = time.perf_counter()
 
-    with progress_bar(cfg.progress, console) as bar:
+    with progress_bar(cfg.progress, console, status=True) as bar:
         task = bar.add_task("grpo", total=cfg.updates, completed=start, status="")
         for update in range(start, cfg.updates):
             # 1. Rollouts. Reseeding per update makes update u the same whether or not the

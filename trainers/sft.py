@@ -100,7 +100,7 @@ def train(
     began = time.perf_counter()
     model.train()
 
-    with progress_bar(cfg.progress, console) as bar:
+    with progress_bar(cfg.progress, console, status=True) as bar:
         task = bar.add_task("sft", total=total, completed=start, status="")
         for step in range(start, total):
             # 2. This step's turns: a shuffled order per epoch, from (seed, epoch) alone.

@@ -71,7 +71,7 @@ def train(
     make_env = make_env_factory(cfg)
     began = time.perf_counter()
 
-    with progress_bar(cfg.progress, console) as bar:
+    with progress_bar(cfg.progress, console, status=True) as bar:
         task = bar.add_task("vpr", total=cfg.updates, completed=start, status="")
         for update in range(start, cfg.updates):
             # 1. State-group rollouts: k scored candidates at each visited state.
