@@ -1,6 +1,9 @@
 """The ``agentgym`` command: list envs, play one in the terminal, evaluate an agent.
 
     agentgym list
+    agentgym tasks list
+    agentgym tasks check environments/terminal/tasks/csv-column-sum
+    agentgym docker build-base
     agentgym play agentgym/Sudoku-v0 --seed 3
     agentgym eval agentgym/Minesweeper-v0 --agent oracle --episodes 100 --seed 0 --out r.json
     agentgym serve agentgym/Sokoban-v0 agentgym/TicTacToe-v0 --port 8000
@@ -11,7 +14,9 @@ text; ``None``/``True``/``False`` are read as in Python): ``agentgym play agentg
 -k size=8 -k boxes=2``.
 
 No input makes the command print a traceback: a bad id, kwarg, seed, agent, path or a missing
-optional dependency is one line on stderr and exit status 2.
+optional dependency is one line on stderr and exit status 2. ``agentgym tasks check`` prints
+one line per check and exits 1 when one failed (a missing file or a bad ``task.toml`` field is
+such a line, naming the file and the field).
 """
 
 from __future__ import annotations
@@ -232,6 +237,46 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- tasks, docker
+def cmd_tasks(args: argparse.Namespace, console: Console) -> int:
+    from agentgym.environments.terminal.task import bundled_tasks
+
+    if args.tasks_command == "list":
+        tasks = bundled_tasks()
+        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        for column in ("id", "difficulty", "category", "tags", "split"):
+            table.add_column(column, no_wrap=column != "tags")
+        for task in tasks:
+            table.add_row(Text(task.id), Text(task.difficulty), Text(task.category),
+                          Text(", ".join(task.tags)), Text(task.split))
+        console.print(table)
+        levels = ", ".join(
+            f"{sum(t.difficulty == d for t in tasks)} {d}" for d in ("easy", "medium", "hard")
+        )
+        console.print(Text(f"{len(tasks)} tasks ({levels}); agentgym tasks check DIR checks one",
+                           style="dim"))
+        return 0
+    from agentgym.environments.terminal.checks import check_task
+
+    report = check_task(args.directory, backend=args.backend)
+    styles = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
+    for check in report.checks:
+        console.print(Text(check.line(), style=styles.get(check.status, "")), soft_wrap=True)
+    failed = sum(c.status == "fail" for c in report.checks)
+    verdict = "usable" if report.ok else f"{failed} check{'s' if failed > 1 else ''} failed"
+    console.print(Text(f"{args.directory}: {verdict}", style="bold"), soft_wrap=True)
+    return 0 if report.ok else 1
+
+
+def cmd_docker(args: argparse.Namespace, console: Console) -> int:
+    from agentgym.sandbox.base_image import BASE_IMAGE, build_base
+
+    image_id = build_base(force=args.force,
+                          log=lambda line: console.print(Text(line, style="dim"), soft_wrap=True))
+    console.print(Text(f"base image ready: {BASE_IMAGE} ({image_id[:19]})"), soft_wrap=True)
+    return 0
+
+
 # ---------------------------------------------------------------------- parser
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (the usage block stays behind ``--help``)."""
@@ -252,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=agentgym.__version__)
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{list,play,eval,serve,train}")
+                                metavar="{list,play,eval,serve,train,tasks,docker}")
 
     ls = sub.add_parser(
         "list",
@@ -318,6 +363,35 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,  # an unknown --key is a config override, never a prefix match
     )
     add_train_arguments(tr)
+
+    tk = sub.add_parser(
+        "tasks",
+        help="list or check terminal tasks (agentgym/Terminal-v0)",
+        description="The bundled terminal tasks, and a checker for one task directory.",
+    )
+    tasks_sub = tk.add_subparsers(dest="tasks_command", required=True, metavar="{list,check}")
+    tasks_sub.add_parser("list", help="the bundled tasks with difficulty, category, tags, split")
+    ck = tasks_sub.add_parser(
+        "check",
+        help="validate one task directory",
+        description="task.toml and files valid, the image builds offline, doing nothing "
+        "scores 0, the reference solution scores 1.0 and makes every milestone hold. One "
+        "line per check; exit status 1 when one fails.",
+    )
+    ck.add_argument("directory", metavar="DIR", help="a task directory (with task.toml)")
+    ck.add_argument("--backend", default="auto", choices=("auto", "docker", "bwrap"),
+                    help="sandbox backend (default: auto, Docker where a daemon answers)")
+
+    dk = sub.add_parser("docker", help="build the sandbox images",
+                        description="Build the images the sandboxes run, offline.")
+    docker_sub = dk.add_subparsers(dest="docker_command", required=True, metavar="{build-base}")
+    bb = docker_sub.add_parser(
+        "build-base",
+        help="build agentgym/base:bookworm (debootstrap + docker import)",
+        description="Build the base image offline: a minimal Debian with python3, pytest, git, "
+        "sqlite3 and coreutils. Reused when it exists, unless --force.",
+    )
+    bb.add_argument("--force", action="store_true", help="rebuild even if the image exists")
     return parser
 
 
@@ -333,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.overrides = extra
     console = Console(highlight=False)
     commands = {"list": cmd_list, "play": cmd_play, "eval": cmd_eval, "serve": cmd_serve,
-                "train": cmd_train}
+                "train": cmd_train, "tasks": cmd_tasks, "docker": cmd_docker}
     try:
         return commands[args.command](args, console)
     except KeyboardInterrupt:

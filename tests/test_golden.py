@@ -134,6 +134,10 @@ GOLDEN: dict[str, dict[str, str]] = {
         "first_observations": "dbc23f86426747cb",
         "scripted_episodes": "64c69824f72b7814",
     },
+    "Terminal-v0": {
+        "first_observations": "7b2ccaff3f34f6ed",
+        "scripted_episodes": "e80850824e316fa5",
+    },
 }
 
 

@@ -1,0 +1,112 @@
+"""Sandboxes for episodes that run real commands: Docker containers, or bubblewrap jails.
+
+Families code against :class:`Sandbox` and :class:`Backend`; ``make_backend("auto")`` gives
+Docker where a daemon answers and falls back to bubblewrap (which warns, once, which
+guarantees it lacks).
+
+>>> from agentgym.sandbox import Limits, make_backend
+>>> backend = make_backend("auto")  # doctest: +SKIP
+>>> box = backend.start("agentgym/base:bookworm", Limits(), workdir="/app")  # doctest: +SKIP
+>>> box.run("echo hello").stdout  # doctest: +SKIP
+'hello\\n'
+>>> backend.close()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from agentgym.sandbox.docker_backend import SandboxError, docker_available
+from agentgym.sandbox.limits import Limits
+from agentgym.sandbox.result import CommandResult
+
+__all__ = [
+    "Backend",
+    "CommandResult",
+    "Limits",
+    "Sandbox",
+    "SandboxError",
+    "docker_available",
+    "make_backend",
+]
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """One running container (or bubblewrap jail) for one episode."""
+
+    workdir: str
+
+    def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
+        """Run a shell command as the sandbox's user in the current cwd (``cd`` persists)."""
+        ...
+
+    def run_as_root_script(self, script: str, *, timeout_s: float = 10.0) -> CommandResult:
+        """Run a script as root through ``sh -s`` on stdin, never as a file in the sandbox."""
+        ...
+
+    def copy_out(self, paths: list[str]) -> bytes:
+        """A tar of those absolute paths."""
+        ...
+
+    def copy_in(self, tar_bytes: bytes, dest: str) -> None:
+        """Extract a tar into ``dest``."""
+        ...
+
+    def close(self) -> None:
+        """Remove the sandbox (idempotent)."""
+        ...
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Starts sandboxes; ``close`` removes every one it started."""
+
+    name: str
+
+    def prepare(self, image_context: Path, *, tag: str) -> str:
+        """Build (or reuse) the image of a directory; return its reference."""
+        ...
+
+    def start(self, image: str, limits: Limits, *, workdir: str) -> Sandbox:
+        """A sandbox for an episode as the agent user (from the warm pool when ready)."""
+        ...
+
+    def start_clean(self, image: str, limits: Limits, *, workdir: str,
+                    user: str = "root") -> Sandbox:
+        """A fresh sandbox straight from the image, for the verifier (never pooled)."""
+        ...
+
+    def close(self) -> None:
+        """Remove every sandbox this backend started."""
+        ...
+
+
+def bwrap_available() -> bool:
+    """True when the ``bwrap`` binary is on PATH."""
+    return shutil.which("bwrap") is not None
+
+
+def make_backend(name: str = "auto", **kwargs: object) -> Backend:
+    """The backend called ``name``: ``"docker"``, ``"bwrap"`` or ``"auto"`` (Docker where a
+    daemon answers, else bubblewrap). Keyword arguments go to the backend's constructor.
+
+    >>> make_backend("podman")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown sandbox backend 'podman' (choose auto, docker or bwrap)
+    """
+    if name not in ("auto", "docker", "bwrap"):
+        raise ValueError(f"unknown sandbox backend {name!r} (choose auto, docker or bwrap)")
+    if name == "docker" or (name == "auto" and docker_available()):
+        from agentgym.sandbox.docker_backend import DockerBackend
+
+        return DockerBackend(**kwargs)  # type: ignore[arg-type]
+    if name == "auto" and not bwrap_available():
+        raise SandboxError("no sandbox backend: no Docker daemon answers and bwrap is missing "
+                           "(run scripts/start_docker.sh)")
+    from agentgym.sandbox.bwrap_backend import BwrapBackend
+
+    return BwrapBackend(**kwargs)  # type: ignore[arg-type]

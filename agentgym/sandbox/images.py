@@ -1,0 +1,104 @@
+"""Task images: ``docker build`` of a directory, cached by a hash of its files.
+
+The tag is ``<tag_prefix>:<12 hex of the content hash>``, so a changed file gives a new tag
+and an unchanged directory is never rebuilt (the tag already exists).
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "Dockerfile").write_text("FROM agentgym/base:bookworm\\n")
+>>> len(context_hash(d)), context_hash(d) == context_hash(d)
+(12, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agentgym.sandbox.docker_backend import SandboxError, _client, _first_line
+
+__all__ = ["build_image", "context_hash", "image_tag"]
+
+
+def context_hash(context_dir: Path) -> str:
+    """12 hex digits of a sha256 over every file's relative path, exec bit and bytes.
+
+    Symlinks count by their target text; directories only through the files in them.
+    """
+    root = Path(context_dir)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() or p.is_symlink()):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            kind, body = b"L", os.readlink(path).encode()
+        else:
+            kind = b"X" if os.access(path, os.X_OK) else b"F"
+            body = path.read_bytes()
+        for part in (rel.encode(), kind, len(body).to_bytes(8, "big"), body):
+            digest.update(part)
+            digest.update(b"\0")
+    return digest.hexdigest()[:12]
+
+
+def image_tag(context_dir: Path, tag_prefix: str) -> str:
+    """The tag :func:`build_image` gives ``context_dir``.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> image_tag(d, "agentgym/task-x").startswith("agentgym/task-x:")
+    True
+    """
+    return f"{tag_prefix}:{context_hash(context_dir)}"
+
+
+def build_image(context_dir: Path, *, tag_prefix: str, client: Any = None,
+                log: Callable[[str], None] | None = None, timeout_s: float = 600.0) -> str:
+    """Build ``context_dir`` (its ``Dockerfile``) offline and return the tag; reuse the tag
+    when it exists.
+
+    The build runs with ``--network none`` and never pulls: its ``FROM`` must be a local
+    image (``agentgym/base:bookworm``). Raises SandboxError naming the Dockerfile and the
+    step's error.
+
+    >>> build_image(Path("tasks/x/environment"), tag_prefix="agentgym/task-x")  # doctest: +SKIP
+    'agentgym/task-x:3f2a9c0d1b7e'
+    """
+    context = Path(context_dir)
+    dockerfile = context / "Dockerfile"
+    if not dockerfile.is_file():
+        raise SandboxError(f"{dockerfile}: no Dockerfile in the image directory")
+    if not tag_prefix or ":" in tag_prefix.rsplit("/", 1)[-1]:
+        raise ValueError(f"tag_prefix must be a repository name without a tag, got {tag_prefix!r}")
+    tag = image_tag(context, tag_prefix)
+    client = client or _client()
+    try:
+        client.images.get(tag)
+        return tag
+    except Exception:  # ImageNotFound: build it below
+        pass
+    if log:
+        log(f"building {tag} from {context}")
+    try:
+        _, lines = client.images.build(path=str(context), tag=tag, rm=True, forcerm=True,
+                                       pull=False, network_mode="none", timeout=timeout_s,
+                                       labels={"agentgym.image": "1"})
+    except Exception as exc:  # docker.errors.BuildError / APIError
+        detail = _build_error(exc)
+        raise SandboxError(f"{dockerfile}: image build failed: {detail}") from exc
+    if log:
+        for entry in lines:
+            text = str(entry.get("stream", "")).strip()
+            if text.startswith("Step "):
+                log(text)
+    return tag
+
+
+def _build_error(exc: BaseException) -> str:
+    """The last meaningful line of a failed build (the step's own error)."""
+    build_log = getattr(exc, "build_log", None) or []
+    lines = [str(e.get("stream") or e.get("error") or "").strip() for e in build_log]
+    lines = [line for line in lines if line and not line.startswith("--->")]
+    return _first_line(" | ".join(lines[-3:]) if lines else exc)

@@ -1,0 +1,1 @@
+"""wordcount: count lines, words and bytes, like a small wc."""

@@ -1,0 +1,81 @@
+"""Hidden tests for build-shell-script: build.sh runs in a copy of /app."""
+import hashlib
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+LISTED = ["bin/demo", "config/app.json", "config/logging.json", "docs/README.txt",
+          "docs/user guide.txt"]
+
+
+@pytest.fixture
+def work(tmp_path):
+    dest = tmp_path / "app"
+    shutil.copytree("/app", dest, ignore=shutil.ignore_patterns("out"))
+    return dest
+
+
+def build(work: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    # run through bash: /tmp (where the copy lives) may be mounted noexec
+    return subprocess.run(["bash", str(work / "build.sh")], cwd=cwd or work,
+                          capture_output=True, text=True, timeout=20)
+
+
+def files_under(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def test_bundle_has_exactly_the_listed_files(work, tmp_path):
+    script = Path("/app/build.sh")
+    assert os.access(script, os.X_OK), "build.sh is not executable"
+    assert script.read_text().split("\n", 1)[0] in ("#!/bin/bash", "#!/usr/bin/env bash")
+    out = build(work, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    bundle = work / "out" / "bundle"
+    assert files_under(bundle) == sorted([*LISTED, "SHA256SUMS"])
+    for rel in LISTED:
+        assert (bundle / rel).read_bytes() == (work / rel).read_bytes()
+
+
+def test_checksums(work):
+    assert build(work).returncode == 0
+    bundle = work / "out" / "bundle"
+    expected = "".join(
+        f"{hashlib.sha256((work / rel).read_bytes()).hexdigest()}  {rel}\n"
+        for rel in sorted(LISTED, key=lambda s: s.encode()))
+    assert (bundle / "SHA256SUMS").read_text() == expected
+    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=bundle, capture_output=True)
+    assert check.returncode == 0
+
+
+def test_tarball(work):
+    assert build(work).returncode == 0
+    with tarfile.open(work / "out" / "bundle.tar.gz", "r:gz") as tar:
+        names = tar.getnames()
+        files = sorted(m.name for m in tar.getmembers() if m.isfile())
+    assert all(n == "bundle" or n.startswith("bundle/") for n in names)
+    assert files == sorted(f"bundle/{rel}" for rel in [*LISTED, "SHA256SUMS"])
+
+
+def test_invalid_json_fails_and_leaves_no_tarball(work):
+    assert build(work).returncode == 0
+    assert (work / "out" / "bundle.tar.gz").exists()
+    (work / "config" / "logging.json").write_text('{"level": "info",,}\n')
+    out = build(work)
+    assert out.returncode != 0
+    assert "logging.json" in out.stderr
+    assert not (work / "out" / "bundle.tar.gz").exists()
+
+
+def test_rebuild_is_fresh(work):
+    assert build(work).returncode == 0
+    manifest = work / "manifest.txt"
+    manifest.write_text(manifest.read_text().replace("docs/README.txt\n", ""))
+    assert build(work).returncode == 0
+    bundle = work / "out" / "bundle"
+    assert not (bundle / "docs" / "README.txt").exists()
+    assert "README.txt" not in (bundle / "SHA256SUMS").read_text()

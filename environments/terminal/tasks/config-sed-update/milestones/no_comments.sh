@@ -1,0 +1,1 @@
+[ -f shop.ini ] && ! grep -q '^[[:space:]]*#' shop.ini

@@ -1,0 +1,1 @@
+[ -f shop.ini ] && sed -n '/^\[server\]/,/^\[/p' shop.ini | grep -qx 'port = 8080'

@@ -1,0 +1,1 @@
+[ -f error_counts.txt ] && grep -q '^legacy-sync ' error_counts.txt

@@ -1,0 +1,2 @@
+# holds once some csv file was restored into restored/
+[ -n "$(find restored -name '*.csv' 2>/dev/null)" ]

@@ -1,0 +1,1 @@
+[ -s emails.txt ] && ! grep -q '[A-Z]' emails.txt && grep -q '@' emails.txt

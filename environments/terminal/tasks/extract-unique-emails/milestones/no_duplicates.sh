@@ -1,0 +1,1 @@
+[ -s emails.txt ] && [ -z "$(sort emails.txt | uniq -d)" ]

@@ -1,0 +1,1 @@
+[ "$(stat -c %a config/secrets.env)" = 600 ]

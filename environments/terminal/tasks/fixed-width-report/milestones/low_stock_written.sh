@@ -1,0 +1,1 @@
+[ -s low_stock.txt ]

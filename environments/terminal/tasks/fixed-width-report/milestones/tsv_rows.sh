@@ -1,0 +1,1 @@
+[ -f inventory.tsv ] && [ "$(wc -l < inventory.tsv)" -eq 49 ]

@@ -1,0 +1,1 @@
+[ -s names.txt ] && ! grep -q '"' names.txt

@@ -1,0 +1,1 @@
+[ -f summary.json ] && jq -e 'has("active") and has("inactive")' summary.json >/dev/null

@@ -1,0 +1,1 @@
+[ -f answer.txt ] && grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+' answer.txt

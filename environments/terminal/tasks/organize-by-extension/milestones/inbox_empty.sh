@@ -1,0 +1,1 @@
+[ -d sorted ] && [ -z "$(find inbox -type f 2>/dev/null)" ]

@@ -1,0 +1,1 @@
+[ -f sorted/jpg/beach.JPG ] || [ -f sorted/txt/notes.txt ]

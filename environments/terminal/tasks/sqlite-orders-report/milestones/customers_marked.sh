@@ -1,0 +1,1 @@
+[ "$(sqlite3 shop.db "SELECT COUNT(*) FROM customers WHERE status = 'inactive'")" -gt 0 ]

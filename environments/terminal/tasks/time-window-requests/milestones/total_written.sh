@@ -1,0 +1,1 @@
+[ -f window_total.txt ] && grep -Eqx '[0-9]+' window_total.txt

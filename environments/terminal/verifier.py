@@ -1,0 +1,591 @@
+"""The verifier: hidden tests run on the agent's artifacts in a clean container it never touched.
+
+After ``submit`` (or when the budget runs out) :func:`verify`
+
+1. copies the task's declared artifacts (``/app``) out of the agent's container;
+2. strips from that tar everything that can change how tests run or what they import
+   (:func:`strip_artifacts`: ``conftest.py``, pytest / tox / setup.cfg / pyproject test
+   configuration, ``sitecustomize.py`` / ``usercustomize.py``, ``*.pth``, bytecode, links and
+   members leaving the artifact roots, device files);
+3. starts a fresh container from the clean task image, empties the artifact roots there and
+   copies the stripped artifacts in;
+4. only then adds the hidden tests (root-owned, ``/verifier/tests``; Harbor's ``tests/`` go to
+   ``/tests``) and a pytest configuration of its own (``/verifier/pytest.ini``);
+5. runs ``python3 -I -m pytest -p no:cacheprovider -c /verifier/pytest.ini --rootdir /verifier
+   --junitxml ...`` as root with a clean environment (``env -i``: ``PATH`` fixed, no
+   ``PYTHONPATH``, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``) under the verifier timeout, or
+   Harbor's ``bash /tests/test.sh``;
+6. reads pytest's JUnit XML (:func:`parse_junit`) or Harbor's ``/logs/verifier/reward.txt``
+   (:func:`parse_reward`) back with ``copy_out``; terminal text is never read.
+
+The JUnit counts are accepted only when pytest ended normally and agrees with them
+(:func:`judge_pytest`): exit status 0 means every test passed, 1 that some failed; a run that
+was killed (a test's code sending SIGKILL after forging the file), cut off by the timeout or
+interrupted, or a file claiming all passed while pytest exited 1, scores 0.
+
+What this cannot stop: the hidden tests run the agent's code (they import it, run its
+programs, run git in its repository, whose config and hooks it wrote), and that code runs as
+root inside the verifier's container, in or beside the pytest process. Such code could still
+forge a consistent result (write a fake file and ``os._exit(0)`` inside pytest). A task's tests
+should check outputs (files; a program run in a subprocess with a timeout) rather than import
+the agent's modules where that matters. The stripping above removes every way to run code
+*without* a test asking for it.
+
+Milestones (:func:`milestone_results`) are cheap hidden checks of the agent's live container
+for the process reward: all of a task's scripts go in on the stdin of one root shell
+(``run_as_root_script``), each in its own subshell, never as files in the container.
+
+>>> parse_junit(b'<testsuite tests="2"><testcase name="a"/><testcase name="b">'
+...             b'<failure message="x"/></testcase></testsuite>')
+JUnitResult(passed=1, total=2, reason='')
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import posixpath
+import re
+import secrets
+import tarfile
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .task import Task
+
+__all__ = [
+    "JUNIT_PATH",
+    "PYTEST_COMMAND",
+    "PYTEST_INI",
+    "JUnitResult",
+    "StripResult",
+    "Verdict",
+    "exit_status",
+    "hidden_tests_tar",
+    "judge_pytest",
+    "milestone_results",
+    "milestone_script",
+    "milestone_share",
+    "parse_junit",
+    "parse_milestone_output",
+    "parse_reward",
+    "read_tar_member",
+    "strip_artifacts",
+    "verify",
+]
+
+VERIFIER_DIR = "/verifier"
+JUNIT_PATH = "/verifier/out/junit.xml"
+HARBOR_REWARD = "/logs/verifier/reward.txt"
+HARBOR_REWARD_JSON = "/logs/verifier/reward.json"
+#: The verifier's own pytest configuration: nothing from the agent's tree is read.
+PYTEST_INI = "[pytest]\naddopts =\npython_files = test_*.py *_test.py\n"
+# PATH fixed, nothing inherited (PYTHONPATH, PYTHONSTARTUP, PYTEST_ADDOPTS...): `env -i`.
+_CLEAN_ENV = (
+    "env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1"
+)
+PYTEST_COMMAND = (
+    f"python3 -I -m pytest -p no:cacheprovider -c {VERIFIER_DIR}/pytest.ini "
+    f"--rootdir {VERIFIER_DIR} --junitxml {JUNIT_PATH} -q {VERIFIER_DIR}/tests"
+)
+#: Files whose presence anywhere in the artifacts changes how pytest or Python starts.
+_CONFIG_NAMES = frozenset(
+    {"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini",
+     "sitecustomize.py", "usercustomize.py"}
+)
+_PYPROJECT_TEST_SECTION = re.compile(rb"^\s*\[\s*tool\s*\.\s*pytest", re.MULTILINE)
+_SETUP_CFG_TEST_SECTION = re.compile(rb"^\s*\[\s*(tool\s*:\s*pytest|pytest)\s*\]", re.MULTILINE)
+_MAX_JUNIT_BYTES = 8 * 1024 * 1024
+
+
+# ---------------------------------------------------------------------- artifact stripping
+@dataclass(frozen=True)
+class StripResult:
+    """The artifact tar with everything that could bend the tests removed, and what went."""
+
+    tar: bytes
+    stripped: tuple[str, ...]  # "path (why)" per removed member
+    kept: int
+
+
+def _member_name(name: str) -> str:
+    """A member's path relative to ``/`` (``"app/x.py"``); copy_out tars name them so."""
+    while name.startswith("./"):
+        name = name[2:]
+    return name.rstrip("/")
+
+
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    """``path`` (absolute, normalised) is one of ``roots`` or below one."""
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _why_stripped(member: tarfile.TarInfo, name: str, roots: Sequence[str],
+                  data: bytes | None, kept: set[str]) -> str:
+    """Why ``member`` may not reach the test run ("" when it may)."""
+    if member.name.startswith("/") or ".." in member.name.split("/"):
+        return "absolute or escaping path"
+    path = "/" + name
+    if not _inside(path, roots):
+        return "outside the artifacts"
+    parts = name.split("/")
+    base = parts[-1]
+    if "__pycache__" in parts or base.endswith((".pyc", ".pyo")):
+        return "bytecode"
+    if base in _CONFIG_NAMES:
+        return "test or interpreter configuration"
+    if base.endswith(".pth"):
+        return "a .pth file runs code at interpreter start"
+    if member.isreg() and data is not None:
+        if base == "pyproject.toml" and _PYPROJECT_TEST_SECTION.search(data):
+            return "pyproject.toml with a [tool.pytest] section"
+        if base == "setup.cfg" and _SETUP_CFG_TEST_SECTION.search(data):
+            return "setup.cfg with a pytest section"
+    if member.issym():
+        target = member.linkname
+        resolved = posixpath.normpath(
+            target if target.startswith("/") else posixpath.join(posixpath.dirname(path), target)
+        )
+        if not _inside(resolved, roots):
+            return f"symlink to {target} leaves the artifacts"
+    elif member.islnk():
+        target = _member_name(member.linkname)
+        if ".." in target.split("/") or target not in kept:
+            return f"hard link to {member.linkname} outside the kept artifacts"
+    elif not (member.isreg() or member.isdir()):
+        return "device, fifo or other special file"
+    return ""
+
+
+def strip_artifacts(tar_bytes: bytes, roots: Iterable[str]) -> StripResult:
+    """Keep only the members of ``tar_bytes`` that are plain artifact content under ``roots``.
+
+    ``roots`` are absolute paths (``("/app",)``); member names are relative to ``/`` as
+    ``copy_out`` writes them (``app/main.py``). Removed: members outside the roots or with
+    absolute / ``..`` names, ``conftest.py``, ``pytest.ini``, ``.pytest.ini``, ``pytest.toml``,
+    ``tox.ini``, ``setup.cfg`` and ``pyproject.toml`` with a pytest section,
+    ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``__pycache__/`` and ``*.pyc``,
+    symlinks resolving outside the roots, hard links to anything not kept, devices and fifos.
+    Set-uid / set-gid bits are cleared. Anything below a removed directory goes with it.
+
+    >>> buf = io.BytesIO()
+    >>> with tarfile.open(fileobj=buf, mode="w") as tar:
+    ...     for name in ("app/main.py", "app/conftest.py"):
+    ...         tar.addfile(tarfile.TarInfo(name), io.BytesIO(b""))
+    >>> strip_artifacts(buf.getvalue(), ["/app"]).stripped
+    ('app/conftest.py (test or interpreter configuration)',)
+    """
+    roots = tuple(posixpath.normpath(r) for r in roots)
+    out = io.BytesIO()
+    stripped: list[str] = []
+    kept: set[str] = set()
+    removed_dirs: list[str] = []
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*") as src, \
+            tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as dst:
+        for member in src:
+            name = _member_name(member.name)
+            if not name:
+                continue
+            if any(name.startswith(d + "/") for d in removed_dirs):
+                continue  # below a stripped directory (__pycache__/, a bad path)
+            data = None
+            if member.isreg():
+                handle = src.extractfile(member)
+                data = handle.read() if handle is not None else b""
+            why = _why_stripped(member, name, roots, data, kept)
+            if why:
+                stripped.append(f"{name} ({why})")
+                if member.isdir():
+                    removed_dirs.append(name)
+                continue
+            clean = tarfile.TarInfo(name)
+            clean.type, clean.mode = member.type, member.mode & 0o1777  # no set-uid / set-gid
+            clean.uid, clean.gid, clean.mtime = member.uid, member.gid, member.mtime
+            clean.uname, clean.gname = member.uname, member.gname
+            if member.issym():
+                clean.linkname = member.linkname
+            elif member.islnk():
+                clean.linkname = _member_name(member.linkname)
+            clean.size = len(data) if data is not None else 0
+            dst.addfile(clean, io.BytesIO(data) if data is not None else None)
+            kept.add(name)
+    return StripResult(out.getvalue(), tuple(stripped), len(kept))
+
+
+def hidden_tests_tar(task: Task) -> bytes:
+    """The hidden tests as a tar to unpack at ``/``: root-owned, directories 0700.
+
+    pytest tests go to ``/verifier/tests``; Harbor's ``tests/`` to ``/tests`` (where its
+    ``test.sh`` expects them), with ``/logs/verifier`` for the reward file.
+    """
+    prefix = "verifier/tests" if task.test_kind == "pytest" else "tests"
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+
+        def add_dir(name: str) -> None:
+            info = tarfile.TarInfo(name)
+            info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o700, 0, 0
+            tar.addfile(info)
+
+        add_dir(prefix.split("/")[0])
+        if "/" in prefix:
+            add_dir(prefix)
+        add_dir("verifier" if task.test_kind == "harbor" else "verifier/out")
+        if task.test_kind == "harbor":
+            add_dir("verifier/out")
+            add_dir("logs")
+            add_dir("logs/verifier")
+        ini = PYTEST_INI.encode()
+        info = tarfile.TarInfo("verifier/pytest.ini")
+        info.size, info.mode, info.uid, info.gid = len(ini), 0o600, 0, 0
+        tar.addfile(info, io.BytesIO(ini))
+        for path in sorted(task.tests_dir.rglob("*")):
+            rel = path.relative_to(task.tests_dir).as_posix()
+            if "__pycache__" in rel.split("/") or path.is_symlink():
+                continue
+            name = f"{prefix}/{rel}"
+            if path.is_dir():
+                add_dir(name)
+            elif path.is_file():
+                data = path.read_bytes()
+                info = tarfile.TarInfo(name)
+                info.size, info.uid, info.gid = len(data), 0, 0
+                info.mode = 0o700 if path.suffix == ".sh" or path.stat().st_mode & 0o100 else 0o600
+                tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def read_tar_member(tar_bytes: bytes, path: str) -> bytes | None:
+    """The content of the regular file ``path`` (absolute) in a ``copy_out`` tar, else None.
+
+    >>> buf = io.BytesIO()
+    >>> with tarfile.open(fileobj=buf, mode="w") as tar:
+    ...     info = tarfile.TarInfo("out/junit.xml"); info.size = 2
+    ...     tar.addfile(info, io.BytesIO(b"<x"))
+    >>> read_tar_member(buf.getvalue(), "/verifier/out/junit.xml")
+    b'<x'
+    """
+    want = _member_name(path.lstrip("/"))
+    base = posixpath.basename(want)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*") as tar:
+            members = [m for m in tar if m.isreg()]
+            # copy_out may name members from `/` ("verifier/out/junit.xml") or, like
+            # `docker cp`, from the copied path's last component ("junit.xml").
+            for m in members:
+                name = _member_name(m.name)
+                if name in (want, base) or want.endswith("/" + name):
+                    handle = tar.extractfile(m)
+                    return handle.read() if handle is not None else b""
+    except (tarfile.TarError, OSError):
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class JUnitResult:
+    """Tests passed and run according to a JUnit XML file; ``reason`` says why it is 0/0."""
+
+    passed: int
+    total: int
+    reason: str = ""
+
+
+def parse_junit(xml: bytes | None) -> JUnitResult:
+    """Count the passed and total test cases of pytest's JUnit XML.
+
+    A test case passes when it has no ``failure``, ``error`` or ``skipped`` child; the total
+    is the larger of the cases listed and the suites' ``tests`` counts (pytest counts
+    errors, collection errors included, in ``tests``). A missing, oversized or malformed
+    file, or one with a DOCTYPE (entity tricks), is 0 of 0 with a reason.
+
+    >>> parse_junit(None)
+    JUnitResult(passed=0, total=0, reason='no JUnit XML was written')
+    >>> parse_junit(b'<testsuites><testsuite tests="2" errors="1"><testcase name="a"/>'
+    ...             b'</testsuite></testsuites>')
+    JUnitResult(passed=1, total=2, reason='')
+    """
+    if xml is None:
+        return JUnitResult(0, 0, "no JUnit XML was written")
+    if len(xml) > _MAX_JUNIT_BYTES:
+        return JUnitResult(0, 0, f"the JUnit XML is {len(xml)} bytes; refused as too large")
+    if b"<!DOCTYPE" in xml.upper() or b"<!ENTITY" in xml.upper():
+        return JUnitResult(0, 0, "the JUnit XML has a DOCTYPE or ENTITY; refused")
+    try:
+        root = ET.fromstring(xml)
+    except ET.ParseError as exc:
+        return JUnitResult(0, 0, f"malformed JUnit XML: {exc}")
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    if root.tag not in ("testsuite", "testsuites"):
+        return JUnitResult(0, 0, f"not JUnit XML (root element <{root.tag}>)")
+    cases = [case for suite in suites for case in suite.iter("testcase")]
+    passed = sum(
+        1 for case in cases
+        if not any(child.tag in ("failure", "error", "skipped") for child in case)
+    )
+    declared = 0
+    for suite in suites:
+        try:
+            declared += int(suite.get("tests", "0"))
+        except ValueError:
+            return JUnitResult(0, 0, "malformed JUnit XML: a non-integer test count")
+    total = max(len(cases), declared)
+    if total == 0:
+        return JUnitResult(0, 0, "no tests were collected")
+    return JUnitResult(passed, total, "")
+
+
+def parse_reward(text: bytes | None, json_text: bytes | None = None) -> tuple[float, str]:
+    """Harbor's reward file: one float in [0, 1] (``reward.txt``, else ``reward.json``'s
+    ``{"reward": x}``); anything else is 0.0 with a reason.
+
+    >>> parse_reward(b"1.0\\n"), parse_reward(b"2"), parse_reward(None, b'{"reward": 0.5}')
+    ((1.0, ''), (0.0, 'reward 2 is outside [0, 1]'), (0.5, ''))
+    """
+    import json
+
+    raw: Any
+    if text is not None:
+        raw = text.decode("utf-8", errors="replace").strip()
+    elif json_text is not None:
+        try:
+            raw = json.loads(json_text).get("reward")
+        except (ValueError, AttributeError):
+            return 0.0, "reward.json is not a JSON object with a reward"
+    else:
+        return 0.0, "no reward file was written"
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return 0.0, f"reward {str(raw)[:40]!r} is not a number"
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        return 0.0, f"reward {str(raw)[:40]} is outside [0, 1]"
+    return value, ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verifier's answer: hidden tests passed of total, the reward, what it stripped.
+
+    ``reward`` is ``passed / total`` for pytest (0 when nothing ran) and Harbor's reward for
+    ``test.sh`` (then ``passed`` / ``total`` are 1 / 1 for a reward of 1, else 0 / 1).
+    """
+
+    passed: int
+    total: int
+    reward: float
+    stripped: tuple[str, ...] = ()
+    reason: str = ""
+    duration_s: float = 0.0
+    log: str = field(default="", repr=False)
+
+    @property
+    def success(self) -> bool:
+        """Every hidden test passed (reward 1)."""
+        return self.total > 0 and self.reward >= 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able summary for ``info``: everything but the duration, so the same episode
+        gives the same ``info`` on every run."""
+        return {"passed": self.passed, "total": self.total, "reward": self.reward,
+                "stripped": list(self.stripped), "reason": self.reason}
+
+
+# ---------------------------------------------------------------------- the run
+def _clear_roots_script(roots: Sequence[str]) -> str:
+    # The clean image's copy of the workdir would otherwise survive where the agent
+    # deleted files; the artifacts replace it entirely.
+    quoted = " ".join(f"'{r}'" for r in roots)
+    return f"for d in {quoted}; do mkdir -p \"$d\" && find \"$d\" -mindepth 1 -delete; done\n"
+
+
+def _run_script(task: Task, nonce: str) -> str:
+    """The test run as a root shell script; its only output is the line
+    ``AGENTGYM_EXIT <nonce> <status>`` (the tests' own output goes to /dev/null)."""
+    timeout = f"timeout -s KILL {max(1, math.ceil(task.verifier_timeout_s))}"
+    cd = f"cd '{task.workdir}' 2>/dev/null || cd /"
+    run = "bash /tests/test.sh" if task.test_kind == "harbor" else PYTEST_COMMAND
+    return (f"{cd}\n{_CLEAN_ENV} {timeout} {run} </dev/null >/dev/null 2>&1\n"
+            f"echo \"AGENTGYM_EXIT {nonce} $?\"\nexit 0\n")
+
+
+def exit_status(stdout: str, nonce: str) -> int | None:
+    """The test run's exit status from :func:`_run_script`'s line (None when it is missing).
+
+    >>> exit_status("noise\\nAGENTGYM_EXIT n1 1\\n", "n1"), exit_status("", "n1")
+    (1, None)
+    """
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[:2] == ["AGENTGYM_EXIT", nonce]:
+            try:
+                return int(parts[2])
+            except ValueError:
+                return None
+    return None
+
+
+def judge_pytest(result: JUnitResult, status: int | None) -> JUnitResult:
+    """Accept the JUnit counts only when pytest ended normally and agrees with them.
+
+    pytest exits 0 when every test passed and 1 when some failed; anything else (killed,
+    timed out, interrupted by a collection error, an internal error, nothing collected)
+    means no test result can be trusted, and a file that claims all passed while pytest
+    exited 1 (or the reverse) was not written by that run. Either way: 0 passed.
+
+    >>> judge_pytest(JUnitResult(3, 3), 1)
+    JUnitResult(passed=0, total=3, reason='the JUnit XML says 3 of 3 passed but pytest exited 1')
+    >>> judge_pytest(JUnitResult(2, 3), 137).reason
+    'pytest did not end normally (exit status 137)'
+    """
+    if status not in (0, 1):
+        shown = "none: the run was cut off" if status is None else status
+        return JUnitResult(0, result.total, result.reason or
+                           f"pytest did not end normally (exit status {shown})")
+    if result.total and (status == 0) != (result.passed == result.total):
+        return JUnitResult(0, result.total, f"the JUnit XML says {result.passed} of "
+                           f"{result.total} passed but pytest exited {status}")
+    return result
+
+
+def verify(backend: Any, task: Task, image: str, agent_sandbox: Any) -> Verdict:
+    """Score the agent's artifacts with the hidden tests, in a clean container (see above).
+
+    ``backend`` is an :mod:`agentgym.sandbox` backend, ``image`` the task image it prepared,
+    ``agent_sandbox`` the agent's running sandbox (only read: ``copy_out``). Never raises: a
+    failure to copy, to start the verifier's container or to run is a 0 verdict with a
+    ``reason`` (and the reason says so, so infrastructure trouble is visible in ``info``).
+
+    >>> verify.__name__  # needs Docker; see tests/terminal/test_verifier_adversarial.py
+    'verify'
+    """
+    start = time.monotonic()
+
+    def verdict(passed: int, total: int, reward: float, reason: str,
+                stripped: tuple[str, ...] = ()) -> Verdict:
+        return Verdict(passed, total, reward, stripped, reason, time.monotonic() - start)
+
+    try:
+        raw = agent_sandbox.copy_out(list(task.artifacts))
+    except Exception as exc:  # SandboxError, a Docker error: the agent's container is gone
+        return verdict(0, 0, 0.0, f"could not copy the artifacts out: {exc}")
+    try:
+        clean = strip_artifacts(raw, task.artifacts)
+    except (tarfile.TarError, OSError) as exc:
+        return verdict(0, 0, 0.0, f"the artifact archive is unreadable: {exc}")
+    box = None
+    try:
+        box = backend.start_clean(image, _verifier_limits(task), workdir=task.workdir,
+                                  user="root")
+        box.run_as_root_script(_clear_roots_script(task.artifacts), timeout_s=30.0)
+        box.copy_in(clean.tar, "/")
+        box.copy_in(hidden_tests_tar(task), "/")
+        nonce = secrets.token_hex(8)
+        ran = box.run_as_root_script(_run_script(task, nonce),
+                                     timeout_s=task.verifier_timeout_s + 10.0)
+        status = exit_status(ran.stdout, nonce)
+        if task.test_kind == "harbor":
+            txt = _read(box, HARBOR_REWARD)
+            js = None if txt is not None else _read(box, HARBOR_REWARD_JSON)
+            reward, reason = parse_reward(txt, js)
+            if status in (None, 137):  # killed by the timeout: what it wrote is not final
+                reward, reason = 0.0, "test.sh was cut off by the verifier timeout"
+            full = int(reward >= 1.0)
+            return verdict(full, 1, reward, reason, clean.stripped)
+        result = judge_pytest(parse_junit(_read(box, JUNIT_PATH)), status)
+        reward = result.passed / result.total if result.total else 0.0
+        return verdict(result.passed, result.total, reward, result.reason, clean.stripped)
+    except Exception as exc:  # never out of step(): a failed run is a 0 with its reason
+        return verdict(0, 0, 0.0, f"the verifier's sandbox failed: {exc}", clean.stripped)
+    finally:
+        if box is not None:
+            box.close()
+
+
+def _read(box: Any, path: str) -> bytes | None:
+    from agentgym.sandbox import SandboxError
+
+    try:
+        return read_tar_member(box.copy_out([path]), path)
+    except (SandboxError, OSError):
+        return None
+
+
+def _verifier_limits(task: Task) -> Any:
+    from dataclasses import replace
+
+    # Never networked, whatever the task allows the agent; the timeout is the verifier's.
+    return replace(task.limits, network=False, command_timeout_s=task.verifier_timeout_s + 10.0)
+
+
+# ---------------------------------------------------------------------- milestones
+def milestone_script(scripts: Sequence[str], nonce: str, *, timeout_s: float = 5.0) -> str:
+    """One shell script that runs each milestone in its own bash and prints one line each.
+
+    The line is ``<nonce> <index> <exit status>``; a milestone's own output goes to
+    /dev/null, so it cannot print a forged line. Each script is fed through a quoted
+    here-document (no expansion) whose delimiter contains the nonce.
+
+    >>> print(milestone_script(["test -f a"], "N1", timeout_s=2))
+    ( timeout -s KILL 2 bash >/dev/null 2>&1 <<'AGENTGYM_MILESTONE_N1_0'
+    test -f a
+    AGENTGYM_MILESTONE_N1_0
+    ); echo "N1 0 $?"
+    <BLANKLINE>
+    """
+    seconds = max(1, math.ceil(timeout_s))
+    parts = []
+    for i, text in enumerate(scripts):
+        delimiter = f"AGENTGYM_MILESTONE_{nonce}_{i}"
+        body = text if text.endswith("\n") else text + "\n"
+        parts.append(
+            f"( timeout -s KILL {seconds} bash >/dev/null 2>&1 <<'{delimiter}'\n{body}"
+            f"{delimiter}\n); echo \"{nonce} {i} $?\"\n"
+        )
+    return "".join(parts)
+
+
+def parse_milestone_output(stdout: str, count: int, nonce: str) -> list[bool]:
+    """Which milestones held (exit 0) according to :func:`milestone_script`'s lines.
+
+    A missing line (the script was killed) means the milestone does not hold.
+
+    >>> parse_milestone_output("N 0 0\\nN 1 1\\n", 3, "N")
+    [True, False, False]
+    """
+    held = [False] * count
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == nonce and parts[1].isdigit():
+            i = int(parts[1])
+            if 0 <= i < count:
+                held[i] = parts[2] == "0"
+    return held
+
+
+def milestone_results(sandbox: Any, scripts: Sequence[str], *,
+                      timeout_s: float = 5.0) -> list[bool]:
+    """Run every milestone against the live ``sandbox`` in ONE root shell; which held."""
+    if not scripts:
+        return []
+    nonce = secrets.token_hex(8)
+    script = milestone_script(scripts, nonce, timeout_s=timeout_s)
+    result = sandbox.run_as_root_script(script, timeout_s=timeout_s * len(scripts) + 5.0)
+    return parse_milestone_output(result.stdout, len(scripts), nonce)
+
+
+def milestone_share(sandbox: Any, task: Task | Sequence[str]) -> float:
+    """The share of the task's milestones that hold in ``sandbox`` (0.0 without milestones).
+
+    ``task`` is a :class:`Task` or the milestone scripts' texts.
+    """
+    scripts = [text for _, text in task.milestones()] if isinstance(task, Task) else list(task)
+    if not scripts:
+        return 0.0
+    held = milestone_results(sandbox, scripts)
+    return sum(held) / len(held)

@@ -1,0 +1,100 @@
+"""Pure parts of the sandbox: limits, output decoding, Docker options, framing, hashing."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import os
+import stat
+
+import pytest
+
+from agentgym.sandbox import Limits, make_backend
+from agentgym.sandbox.docker_backend import _HEADER, _FrameBuffer, container_options
+from agentgym.sandbox.images import context_hash
+from agentgym.sandbox.result import decode_output, error_result
+
+
+def test_limits_defaults_and_validation():
+    limits = Limits()
+    assert (limits.memory_mb, limits.cpus, limits.pids, limits.network) == (512, 1.0, 128, False)
+    assert (limits.workspace_mb, limits.tmp_mb, limits.output_limit) == (256, 64, 16_384)
+    for bad in ({"memory_mb": 1}, {"pids": True}, {"cpus": 0}, {"command_timeout_s": -1},
+                {"network": "yes"}, {"output_limit": -5}, {"workspace_mb": 1.5}):
+        with pytest.raises(ValueError, match=r"Limits\."):
+            Limits(**bad)
+    assert hash(Limits()) == hash(Limits())  # pools are keyed by limits
+
+
+def test_decode_output_makes_binary_readable():
+    assert decode_output(b"plain text\n") == "plain text\n"
+    assert decode_output(b"a\x00b") == "a\\x00b"
+    assert decode_output(b"\xff\xfe") == "\ufffd\ufffd"
+    assert decode_output(b"x\r\ny\rz") == "x\ny\\x0dz"
+    assert decode_output(b"\x1b[31mred") == "\\x1b[31mred"
+    assert decode_output("tab\tnewline\né".encode()) == "tab\tnewline\né"
+
+
+def test_error_result_is_a_clear_failure():
+    result = error_result("closed", cwd="/app")
+    assert result.exit_code == 137 and not result.ok and result.stderr == "closed\n"
+
+
+def test_container_options_lock_the_container_down():
+    opts = container_options(Limits(memory_mb=300, cpus=0.5, pids=50, workspace_mb=20),
+                             workdir="/work", clean=False, user="1000:1000")
+    assert opts["network_mode"] == "none"
+    assert opts["cap_drop"] == ["ALL"] and "cap_add" not in opts
+    assert opts["security_opt"] == ["no-new-privileges"]
+    assert opts["read_only"] is True and opts["user"] == "1000:1000"
+    assert opts["mem_limit"] == opts["memswap_limit"] == "300m"
+    assert opts["nano_cpus"] == 500_000_000 and opts["pids_limit"] == 50
+    assert opts["tmpfs"]["/work"].startswith("size=20m,uid=1000,gid=1000")
+    assert "size=64m" in opts["tmpfs"]["/tmp"]
+    assert opts["labels"]["agentgym.sandbox"] == "1"
+    assert "volumes" not in opts and "mounts" not in opts  # no docker socket, no host paths
+    clean = container_options(Limits(network=True), workdir="/app", clean=True, user="0:0")
+    assert clean["read_only"] is True and "uid=" not in clean["tmpfs"]["/app"]
+    assert {"/verifier", "/tests", "/logs", "/root", "/tmp"} <= set(clean["tmpfs"])
+    assert "SYS_ADMIN" not in clean["cap_add"] and "DAC_OVERRIDE" in clean["cap_add"]
+    assert clean["network_mode"] == "bridge"
+
+
+def test_frame_buffer_splits_streams_and_lines():
+    buf = _FrameBuffer()
+    data = (_HEADER.pack(1, 6) + b'{"a":1' + _HEADER.pack(2, 3) + b"err"
+            + _HEADER.pack(1, 2) + b"}\n")
+    for i in range(len(data)):  # one byte at a time: frames may be cut anywhere
+        buf.feed(data[i:i + 1])
+    assert buf.line() == b'{"a":1}' and buf.line() is None and bytes(buf.stderr) == b"err"
+    capped = _FrameBuffer(keep_stdout=4)
+    capped.feed(_HEADER.pack(1, 5) + b"12345")
+    assert capped.overflow and not capped.stdout
+
+
+def test_context_hash_tracks_content_names_and_modes(tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM agentgym/base:bookworm\n")
+    (tmp_path / "run.sh").write_text("echo hi\n")
+    first = context_hash(tmp_path)
+    assert first == context_hash(tmp_path) and len(first) == 12
+    (tmp_path / "run.sh").chmod(0o755)
+    second = context_hash(tmp_path)
+    assert second != first
+    (tmp_path / "run.sh").write_text("echo ho\n")
+    os.chmod(tmp_path / "run.sh", stat.S_IRWXU)
+    assert context_hash(tmp_path) not in (first, second)
+    (tmp_path / "run.sh").rename(tmp_path / "go.sh")
+    assert len({first, second, context_hash(tmp_path)}) == 3
+
+
+def test_make_backend_refuses_unknown_names():
+    with pytest.raises(ValueError, match="unknown sandbox backend 'lxc'"):
+        make_backend("lxc")
+
+
+@pytest.mark.parametrize("module", ["limits", "result", "pool", "images", "base_image", "runner",
+                                    "docker_backend"])
+def test_docstring_examples(module):
+    mod = importlib.import_module(f"agentgym.sandbox.{module}")
+    failures, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert failures == 0

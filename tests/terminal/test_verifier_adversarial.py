@@ -1,0 +1,203 @@
+"""Attacks on the verifier, through the env against real Docker: none earns more than doing
+nothing (0 of 3 hidden tests on the fixture task), and honest work still earns full marks.
+
+Each attack writes its files in the agent's container with ordinary commands, then submits.
+"""
+
+from __future__ import annotations
+
+import pytest
+from terminal_support import FIXTURES, needs_docker
+
+from agentgym.environments.terminal.env import TerminalEnv
+
+pytestmark = needs_docker
+SUM = str(FIXTURES / "sum-numbers")
+
+FORCE_PASS_CONFTEST = '''
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+'''
+# A plugin module that forces every test to pass, for the addopts tricks to load.
+FORCE_PASS_PLUGIN = FORCE_PASS_CONFTEST
+FAKE_JUNIT = ('<testsuite tests="3"><testcase name="a"/><testcase name="b"/>'
+              '<testcase name="c"/></testsuite>')
+# Python code that, if it ever runs in the verifier, writes an all-pass JUnit file and exits.
+FORGE = (
+    "import os\n"
+    "os.makedirs('/verifier/out', exist_ok=True)\n"
+    f"open('/verifier/out/junit.xml', 'w').write({FAKE_JUNIT!r})\n"
+    "os._exit(0)\n"
+)
+
+
+def write(path: str, text: str) -> str:
+    """A shell command writing ``text`` to ``path`` (quoted here-document)."""
+    return f"mkdir -p \"$(dirname {path})\" && cat > {path} <<'AGENTGYM_EOF'\n{text}\nAGENTGYM_EOF"
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = TerminalEnv(task=SUM, backend="docker")
+    yield env
+    env.close()
+
+
+def play(env: TerminalEnv, commands: list[str]) -> dict:
+    env.reset(seed=0)
+    for command in commands:
+        *_, info = env.step(command)
+        assert info["valid_action"], info["action_error"]
+    *_, info = env.step("submit")
+    return info
+
+
+def outcome(info: dict) -> float:
+    return info["reward_components"]["outcome"]
+
+
+def test_doing_nothing_earns_zero_and_honest_work_earns_one(env):
+    assert outcome(play(env, [])) == 0.0
+    assert outcome(play(env, ["echo 42 > answer.txt"])) == 1.0
+
+
+def test_the_hidden_tests_are_not_in_the_agents_container(env):
+    env.reset(seed=0)
+    obs, *_ = env.step("ls -la /verifier /tests /logs 2>&1; grep -rls 'test_answer_is_the_sum' "
+                       "/ 2>/dev/null | head; echo done")
+    assert "No such file or directory" in obs and "test_answer" not in obs.replace(
+        "grep -rls 'test_answer_is_the_sum'", "")
+
+
+@pytest.mark.parametrize(
+    ("name", "commands", "stripped"),
+    [
+        ("root conftest", [write("/app/conftest.py", FORCE_PASS_CONFTEST)], "app/conftest.py"),
+        ("nested conftest", [write("/app/a/b/conftest.py", FORCE_PASS_CONFTEST)],
+         "app/a/b/conftest.py"),
+        ("pytest.ini addopts", [write("/app/forcepass.py", FORCE_PASS_PLUGIN),
+                                write("/app/pytest.ini", "[pytest]\naddopts = -p forcepass")],
+         "app/pytest.ini"),
+        ("pyproject addopts", [write("/app/forcepass.py", FORCE_PASS_PLUGIN),
+                               write("/app/pyproject.toml",
+                                     "[tool.pytest.ini_options]\naddopts = '-p forcepass'")],
+         "app/pyproject.toml"),
+        ("setup.cfg addopts", [write("/app/forcepass.py", FORCE_PASS_PLUGIN),
+                               write("/app/setup.cfg", "[tool:pytest]\naddopts = -p forcepass")],
+         "app/setup.cfg"),
+        ("tox.ini addopts", [write("/app/forcepass.py", FORCE_PASS_PLUGIN),
+                             write("/app/tox.ini", "[pytest]\naddopts = -p forcepass")],
+         "app/tox.ini"),
+        ("sitecustomize", [write("/app/sitecustomize.py", FORGE)], "app/sitecustomize.py"),
+        ("usercustomize", [write("/app/usercustomize.py", FORGE)], "app/usercustomize.py"),
+        (".pth file", [write("/app/evil.pth", "import os; exec(open('/app/forge.py').read())"),
+                       write("/app/forge.py", FORGE)], "app/evil.pth"),
+        ("bytecode", ["mkdir -p __pycache__ && echo x > __pycache__/pytest.cpython-311.pyc"],
+         "app/__pycache__"),
+        ("symlink to the verifier", ["ln -s /verifier /app/v && ln -s /verifier/out/junit.xml "
+                                     "/app/junit.xml"], "app/v (symlink"),
+        ("symlink to system python", ["ln -s /usr/lib/python3/dist-packages /app/dp"],
+         "app/dp (symlink"),
+    ],
+)
+def test_config_and_startup_tricks_are_stripped_and_earn_nothing(env, name, commands, stripped):
+    info = play(env, commands)
+    assert outcome(info) == 0.0, name
+    assert any(s.startswith(stripped) for s in info["verdict"]["stripped"]), info["verdict"]
+
+
+@pytest.mark.parametrize(
+    ("name", "commands"),
+    [
+        # A module named pytest in the workdir: `python3 -I -m pytest` never looks there.
+        ("pytest.py shadow", [write("/app/pytest.py", FORGE)]),
+        ("pytest package shadow", [write("/app/pytest/__init__.py", FORGE),
+                                   write("/app/pytest/__main__.py", FORGE)]),
+        # An executable `pytest` on a PATH the agent controls: the verifier's PATH is fixed.
+        ("pytest shim on PATH", [write("/app/bin/pytest", "#!/bin/sh\n" + "echo " + FAKE_JUNIT
+                                       + " > /verifier/out/junit.xml\nexit 0"),
+                                 "chmod +x /app/bin/pytest",
+                                 write("/home/agent/.bashrc", "export PATH=/app/bin:$PATH"),
+                                 "export PATH=/app/bin:$PATH PYTHONPATH=/app"]),
+        # Tests of its own next to the work, and a copy of the verifier's layout in /app.
+        ("own tests", [write("/app/tests/test_answer.py", "def test_ok():\n    assert True"),
+                       write("/app/verifier/tests/test_answer.py",
+                             "def test_ok():\n    assert True"),
+                       write("/app/verifier/out/junit.xml", FAKE_JUNIT)]),
+        # A fake JUnit file where the verifier writes its own, in the agent's container.
+        ("junit in /tmp and home", [write("/tmp/junit.xml", FAKE_JUNIT),
+                                    write("/home/agent/junit.xml", FAKE_JUNIT)]),
+        # The workdir replaced by a symlink to elsewhere.
+        ("answer symlinked outside", ["ln -s /etc/hostname /app/answer.txt"]),
+    ],
+)
+def test_shims_and_lookalikes_earn_nothing(env, name, commands):
+    assert outcome(play(env, commands)) == 0.0, name
+
+
+def test_editing_tests_after_the_fact_is_impossible(env):
+    # The tests only ever exist in the verifier's container, created after the agent's
+    # last command; nothing the agent leaves behind runs before or with them.
+    env.reset(seed=0)
+    env.step(write("/app/watch.sh", "while true; do echo 'def test_x(): pass' > "
+                   "/verifier/tests/test_answer.py 2>/dev/null; sleep 0.1; done"))
+    obs, *_ = env.step("(bash /app/watch.sh &) ; sleep 0.5; ls /verifier 2>&1 | head -1")
+    assert "No such file or directory" in obs
+    *_, info = env.step("submit")
+    assert outcome(info) == 0.0
+
+
+def test_a_forced_pass_conftest_does_not_spoil_honest_work(env):
+    info = play(env, ["echo 42 > answer.txt", write("/app/conftest.py", FORCE_PASS_CONFTEST)])
+    assert outcome(info) == 1.0 and info["success"]
+
+
+# ---------------------------------------------------------------- code the tests import
+ADD = str(FIXTURES / "fix-add")
+KILL_AFTER_FORGING = (
+    "import os, signal\n"
+    "os.makedirs('/verifier/out', exist_ok=True)\n"
+    f"open('/verifier/out/junit.xml', 'w').write({FAKE_JUNIT!r})\n"
+    "os.kill(os.getpid(), signal.SIGKILL)\n"
+)
+# Lets pytest finish (1 test fails), then overwrites its JUnit file claiming all passed.
+REWRITE_AFTER_PYTEST = (
+    "import os, time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    ppid = os.getppid()\n"
+    "    while os.path.exists(f'/proc/{ppid}'):\n"
+    "        time.sleep(0.01)\n"
+    "    open('/verifier/out/junit.xml', 'w').write("
+    "'<testsuite tests=\"2\"><testcase name=\"a\"/><testcase name=\"b\"/></testsuite>')\n"
+    "    os._exit(0)\n"
+    "def add(a, b):\n"
+    "    return a - b\n"
+)
+
+
+@pytest.fixture(scope="module")
+def add_env():
+    env = TerminalEnv(task=ADD, backend="docker")
+    yield env
+    env.close()
+
+
+def test_a_module_that_forges_junit_and_kills_pytest_earns_nothing(add_env):
+    info = play(add_env, [write("/app/calc.py", KILL_AFTER_FORGING)])
+    assert outcome(info) == 0.0
+    assert "pytest did not end normally" in info["verdict"]["reason"]
+
+
+def test_a_straggler_rewriting_junit_after_pytest_earns_nothing(add_env):
+    info = play(add_env, [write("/app/calc.py", REWRITE_AFTER_PYTEST)])
+    assert outcome(info) == 0.0, info["verdict"]
+
+
+def test_the_fixed_module_still_scores(add_env):
+    assert outcome(play(add_env, ["sed -i 's/a - b/a + b/' calc.py"])) == 1.0

@@ -1,0 +1,228 @@
+"""The verifier's pure parts: artifact stripping, JUnit and reward parsing, milestone scripts."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+
+import pytest
+from terminal_support import FIXTURES
+
+from agentgym.environments.terminal.task import load_task
+from agentgym.environments.terminal.verifier import (
+    PYTEST_INI,
+    hidden_tests_tar,
+    milestone_script,
+    parse_junit,
+    parse_milestone_output,
+    parse_reward,
+    read_tar_member,
+    strip_artifacts,
+)
+
+
+def make_tar(members: list[tuple]) -> bytes:
+    """members: (name, kind, payload) with kind file | dir | sym | hard | fifo | chr."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, kind, payload in members:
+            info = tarfile.TarInfo(name)
+            info.uid = info.gid = 1000
+            data = None
+            if kind == "file":
+                data = payload.encode() if isinstance(payload, str) else payload
+                info.size, info.mode = len(data), 0o644
+            elif kind == "suid":
+                data = b"#!/bin/sh\n"
+                info.size, info.mode = len(data), 0o4755
+            elif kind == "dir":
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+            elif kind == "sym":
+                info.type, info.linkname = tarfile.SYMTYPE, payload
+            elif kind == "hard":
+                info.type, info.linkname = tarfile.LNKTYPE, payload
+            elif kind == "fifo":
+                info.type = tarfile.FIFOTYPE
+            elif kind == "chr":
+                info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, 1, 3
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buf.getvalue()
+
+
+def names(tar_bytes: bytes) -> list[str]:
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes)) as tar:
+        return [m.name for m in tar]
+
+
+def test_plain_artifacts_pass_through_with_content_and_owner():
+    raw = make_tar([("app", "dir", None), ("app/main.py", "file", "print(1)\n"),
+                    ("app/pkg", "dir", None), ("app/pkg/mod.py", "file", "x = 1\n"),
+                    ("app/link", "sym", "pkg/mod.py"), ("app/abs", "sym", "/app/pkg"),
+                    ("app/hard", "hard", "app/main.py"),
+                    ("app/pyproject.toml", "file", "[project]\nname = 'x'\n"),
+                    ("app/setup.cfg", "file", "[metadata]\nname = x\n")])
+    result = strip_artifacts(raw, ["/app"])
+    assert result.stripped == ()
+    assert names(result.tar) == names(raw)
+    assert read_tar_member(result.tar, "/app/main.py") == b"print(1)\n"
+    with tarfile.open(fileobj=io.BytesIO(result.tar)) as tar:
+        assert {m.uid for m in tar} == {1000}
+
+
+@pytest.mark.parametrize(
+    ("member", "why"),
+    [
+        (("app/conftest.py", "file", "import pytest\n"), "configuration"),
+        (("app/deep/er/conftest.py", "file", ""), "configuration"),
+        (("app/pytest.ini", "file", "[pytest]\naddopts = -p x\n"), "configuration"),
+        (("app/.pytest.ini", "file", "[pytest]\n"), "configuration"),
+        (("app/tox.ini", "file", "[pytest]\n"), "configuration"),
+        (("app/sitecustomize.py", "file", "import os\n"), "configuration"),
+        (("app/lib/usercustomize.py", "file", ""), "configuration"),
+        (("app/evil.pth", "file", "import os; os.system('x')\n"), ".pth"),
+        (("app/pyproject.toml", "file", "[tool.pytest.ini_options]\naddopts = '-x'\n"),
+         "[tool.pytest]"),
+        (("app/setup.cfg", "file", "[tool:pytest]\naddopts = -x\n"), "pytest section"),
+        (("app/__pycache__/m.cpython-311.pyc", "file", b"\x00"), "bytecode"),
+        (("app/m.pyc", "file", b"\x00"), "bytecode"),
+        (("app/escape", "sym", "/verifier/tests"), "leaves the artifacts"),
+        (("app/up", "sym", "../verifier"), "leaves the artifacts"),
+        (("app/sneaky", "sym", "/app/../etc/passwd"), "leaves the artifacts"),
+        (("app/hl", "hard", "etc/shadow"), "hard link"),
+        (("app/fifo", "fifo", None), "special file"),
+        (("app/null", "chr", None), "special file"),
+        (("etc/passwd", "file", "root::0:0\n"), "outside the artifacts"),
+        (("/app/abs.py", "file", ""), "absolute or escaping"),
+        (("app/../etc/x", "file", ""), "absolute or escaping"),
+        (("application/x", "file", ""), "outside the artifacts"),
+    ],
+)
+def test_what_can_bend_the_tests_is_stripped_and_reported(member, why):
+    raw = make_tar([("app", "dir", None), ("app/keep.py", "file", "ok"), member])
+    result = strip_artifacts(raw, ["/app"])
+    assert len(result.stripped) == 1 and why in result.stripped[0], result.stripped
+    assert names(result.tar) == ["app", "app/keep.py"] or names(result.tar)[:2] == [
+        "app", "app/keep.py"]
+    assert member[0].lstrip("/") not in names(result.tar)
+
+
+def test_everything_below_a_stripped_directory_goes_too():
+    raw = make_tar([("app", "dir", None), ("app/__pycache__", "dir", None),
+                    ("app/__pycache__/x.txt", "file", "anything")])
+    result = strip_artifacts(raw, ["/app"])
+    assert names(result.tar) == ["app"]
+    assert result.stripped == ("app/__pycache__ (bytecode)",)
+
+
+def test_set_uid_bits_are_cleared():
+    result = strip_artifacts(make_tar([("app/tool", "suid", None)]), ["/app"])
+    with tarfile.open(fileobj=io.BytesIO(result.tar)) as tar:
+        assert tar.getmember("app/tool").mode == 0o755
+
+
+def test_member_names_with_dot_slash_are_normalised():
+    result = strip_artifacts(make_tar([("./app/a.py", "file", "1")]), ["/app"])
+    assert names(result.tar) == ["app/a.py"] and result.stripped == ()
+
+
+def test_a_hard_link_to_a_stripped_file_is_stripped():
+    raw = make_tar([("app/conftest.py", "file", "x"),
+                    ("app/innocent.py", "hard", "app/conftest.py")])
+    result = strip_artifacts(raw, ["/app"])
+    assert names(result.tar) == [] and len(result.stripped) == 2
+
+
+def test_hidden_tests_tar_is_root_owned_private_and_carries_the_ini():
+    task = load_task(FIXTURES / "sum-numbers")
+    with tarfile.open(fileobj=io.BytesIO(hidden_tests_tar(task))) as tar:
+        members = {m.name: m for m in tar}
+    assert "verifier/tests/test_answer.py" in members and "verifier/out" in members
+    assert all(m.uid == 0 and m.gid == 0 for m in members.values())
+    assert all(m.mode == 0o700 for m in members.values() if m.isdir())
+    ini = read_tar_member(hidden_tests_tar(task), "/verifier/pytest.ini")
+    assert ini == PYTEST_INI.encode()
+    harbor = load_task(FIXTURES / "harbor-sum")
+    with tarfile.open(fileobj=io.BytesIO(hidden_tests_tar(harbor))) as tar:
+        assert {"tests/test.sh", "logs/verifier"} <= set(tar.getnames())
+
+
+JUNIT = b"""<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0"
+failures="1" skipped="1" tests="4"><testcase classname="t" name="a"/><testcase name="b">
+<failure message="no"/></testcase><testcase name="c"><skipped/></testcase>
+<testcase name="d"><system-out>x</system-out></testcase></testsuite></testsuites>"""
+
+
+def test_junit_counts_failures_skips_and_errors_as_not_passed():
+    assert parse_junit(JUNIT) == parse_junit(JUNIT.replace(b"<testsuites>", b"")
+                                             .replace(b"</testsuites>", b""))
+    result = parse_junit(JUNIT)
+    assert (result.passed, result.total, result.reason) == (2, 4, "")
+    # A collection error: pytest lists it as an errored testcase and in the errors count.
+    error = (b'<testsuite tests="1" errors="1"><testcase name="t"><error message="boom"/>'
+             b"</testcase></testsuite>")
+    assert (parse_junit(error).passed, parse_junit(error).total) == (0, 1)
+    # A suite that says it ran more tests than it lists: the missing ones did not pass.
+    assert parse_junit(b'<testsuite tests="3"><testcase name="a"/></testsuite>').total == 3
+
+
+@pytest.mark.parametrize(
+    ("xml", "reason"),
+    [
+        (None, "no JUnit XML"),
+        (b"", "malformed"),
+        (b"<testsuite><testcase", "malformed"),
+        (b"<html/>", "not JUnit XML"),
+        (b'<testsuite tests="0"/>', "no tests were collected"),
+        (b'<testsuite tests="x"><testcase name="a"/></testsuite>', "non-integer"),
+        (b'<!DOCTYPE x [<!ENTITY a "b">]><testsuite tests="1"><testcase name="&a;"/>'
+         b"</testsuite>", "DOCTYPE"),
+        (b"<testsuite>" + b"<testcase/>" * 800_000 + b"</testsuite>", "too large"),
+    ],
+)
+def test_bad_junit_is_zero_with_a_reason(xml, reason):
+    result = parse_junit(xml)
+    assert (result.passed, result.total) == (0, 0) and reason in result.reason
+
+
+@pytest.mark.parametrize(
+    ("txt", "js", "expected"),
+    [
+        (b"1.0\n", None, 1.0), (b"0.25", None, 0.25), (b"0", None, 0.0),
+        (None, b'{"reward": 1}', 1.0), (b"1.5", None, 0.0), (b"-0.1", None, 0.0),
+        (b"nan", None, 0.0), (b"inf", None, 0.0), (b"passed", None, 0.0), (None, None, 0.0),
+        (None, b"[1]", 0.0),
+    ],
+)
+def test_harbor_reward_files(txt, js, expected):
+    value, reason = parse_reward(txt, js)
+    assert value == expected
+    assert (reason == "") == (expected > 0 or txt == b"0")
+
+
+def test_milestone_script_runs_each_check_in_a_subshell_and_reports_each():
+    scripts = [
+        "test -f /etc/hostname",           # holds
+        "exit 3",                          # fails
+        "echo NONCE 2 0; false",           # prints a forged line, fails
+        "cd /; exit 0",                    # holds; the cd does not leak
+        "cat > /dev/null; test -d .",      # reads stdin: gets only its own text
+        "AGENTGYM_MILESTONE_NONCE_5\necho escaped",  # another milestone's delimiter: inert text
+    ]
+    script = milestone_script(scripts, "NONCE", timeout_s=2) + "pwd\n"
+    run = subprocess.run(["sh", "-s"], input=script, capture_output=True, text=True,
+                         timeout=30, cwd="/tmp")
+    assert run.stdout.splitlines()[-1] == "/tmp"
+    held = parse_milestone_output(run.stdout, len(scripts), "NONCE")
+    assert held == [True, False, False, True, True, False]
+
+
+def test_milestone_timeouts_count_as_not_holding():
+    script = milestone_script(["sleep 30", "true"], "N", timeout_s=1)
+    run = subprocess.run(["sh", "-s"], input=script, capture_output=True, text=True, timeout=30)
+    assert parse_milestone_output(run.stdout, 2, "N") == [False, True]
+
+
+def test_milestone_output_parsing_ignores_foreign_lines():
+    out = "junk\nOTHER 0 0\nN 9 0\nN x 0\nN 1 0\n"
+    assert parse_milestone_output(out, 2, "N") == [False, True]
