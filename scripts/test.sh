@@ -14,8 +14,11 @@ bash scripts/install_browser.sh
 docker_note=""
 if bash scripts/start_docker.sh; then
     .venv/bin/agentgym docker build-base
+    # The env-server images (docker/), which tests/docker and the k8s checks run; cached by a
+    # hash of what goes into them, so only a changed tree rebuilds.
+    bash scripts/build_images.sh
 else
-    docker_note="NOTE: the Docker tests (tests/sandbox, tests/terminal, Terminal-v0) were SKIPPED: no Docker daemon could be started (the reason is printed above, before the tests)."
+    docker_note="NOTE: the Docker tests (tests/sandbox, tests/terminal, tests/docker, Terminal-v0) were SKIPPED: no Docker daemon could be started (the reason is printed above, before the tests)."
 fi
 .venv/bin/ruff check .
 status=0

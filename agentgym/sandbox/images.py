@@ -43,15 +43,38 @@ def context_hash(context_dir: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def image_tag(context_dir: Path, tag_prefix: str) -> str:
-    """The tag :func:`build_image` gives ``context_dir``.
+def image_tag(context_dir: Path, tag_prefix: str, *, base_id: str = "") -> str:
+    """The tag :func:`build_image` gives ``context_dir`` built on the image ``base_id``.
+
+    The base image's id is part of the hash: after ``agentgym docker build-base --force`` every
+    task image gets a new tag, so none keeps running on the old base.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> image_tag(d, "agentgym/task-x").startswith("agentgym/task-x:")
     True
+    >>> image_tag(d, "agentgym/task-x", base_id="sha256:1") != image_tag(d, "agentgym/task-x")
+    True
     """
-    return f"{tag_prefix}:{context_hash(context_dir)}"
+    digest = context_hash(context_dir)
+    if base_id:
+        digest = hashlib.sha256(f"{digest}\0{base_id}".encode()).hexdigest()[:12]
+    return f"{tag_prefix}:{digest}"
+
+
+def _base_id(dockerfile: Path, client: Any) -> str:
+    """The local id of the image the Dockerfile's first ``FROM`` names ("" if it has none)."""
+    for line in dockerfile.read_text(encoding="utf-8", errors="replace").splitlines():
+        words = line.split()
+        if words and words[0].upper() == "FROM":
+            refs = [w for w in words[1:] if not w.startswith("--")]
+            if not refs:
+                return ""
+            try:
+                return str(client.images.get(refs[0]).id)
+            except Exception:  # not built here: the build itself reports it
+                return ""
+    return ""
 
 
 def build_image(context_dir: Path, *, tag_prefix: str, client: Any = None,
@@ -72,8 +95,8 @@ def build_image(context_dir: Path, *, tag_prefix: str, client: Any = None,
         raise SandboxError(f"{dockerfile}: no Dockerfile in the image directory")
     if not tag_prefix or ":" in tag_prefix.rsplit("/", 1)[-1]:
         raise ValueError(f"tag_prefix must be a repository name without a tag, got {tag_prefix!r}")
-    tag = image_tag(context, tag_prefix)
     client = client or _client()
+    tag = image_tag(context, tag_prefix, base_id=_base_id(dockerfile, client))
     try:
         client.images.get(tag)
         return tag

@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from agentgym.core import CONTRACT_INFO_KEYS, TextEnv
 from agentgym.envinfo import REQUIRED, UNKNOWN, env_creator, env_kwargs
 from agentgym.server.metrics import Metrics
+from agentgym.server.openenv import OPENENV_PREFIX, OpenEnvRoutes
 from agentgym.server.protocol import WS_OPS, ProtocolError, dumps, loads
 from agentgym.server.sessions import Reply, SessionStore
 
@@ -212,8 +213,13 @@ def create_app(
     token: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
     replay_window: int = 64,
+    openenv: bool = True,
 ) -> ASGIApp:
-    """The server for ``env_ids``; see the module docstring. Refuses unknown ids at once."""
+    """The server for ``env_ids``; see the module docstring. Refuses unknown ids at once.
+
+    ``openenv``: also serve each id over OpenEnv's protocol at ``/openenv/{env_id}`` (see
+    :mod:`agentgym.server.openenv`); new paths only, the agentgym routes are unchanged.
+    """
     store = SessionStore(
         env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
         replay_window=replay_window,
@@ -393,6 +399,7 @@ def create_app(
     )
     app.state.store = store
     app.state.metrics = metrics
+    openenv_routes = OpenEnvRoutes(store.env_ids, run, max_body=max_body) if openenv else None
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -401,6 +408,8 @@ def create_app(
             root = scope.get("root_path", "")
             if root and path.startswith(root):
                 path = path[len(root):]
+            if openenv_routes is not None and path.startswith(OPENENV_PREFIX):
+                return await openenv_routes(scope, receive, send, path)
             if kind == "websocket":
                 if path == "/ws":
                     return await session_ws(scope, receive, send)
@@ -433,11 +442,12 @@ def serve(
     token: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
     log_level: str = "warning",
+    openenv: bool = True,
 ) -> None:
     """Run the server with uvicorn until interrupted (uvloop and httptools when installed)."""
     import uvicorn
 
     app = create_app(env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
-                     token=token, max_body=max_body)
+                     token=token, max_body=max_body, openenv=openenv)
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=max_body + 1024,
                 timeout_graceful_shutdown=5)

@@ -1,0 +1,382 @@
+"""OpenEnv's wire protocol on the env server: ``openenv-core``'s own clients step agentgym envs.
+
+Every env id the server hosts is also an OpenEnv env at its own base URL,
+``{server}/openenv/{env_id}`` (OpenEnv's clients assume one env per base URL and append the
+route to it). What is served there, as ``openenv-core`` 0.3.0 speaks it:
+
+==================  ==========================================================================
+route               what
+==================  ==========================================================================
+``WS /ws``          the session: one env per connection, messages ``{"type", "data"}``
+``GET /health``     ``{"status": "healthy"}``
+``GET /schema``     ``{"action", "observation", "state"}``: JSON schemas
+``GET /metadata``   ``{"name", "description", "version", ...}``
+``POST /reset``     stateless, as OpenEnv's: a fresh env is reset and closed (one observation)
+``POST /step``      refused (400): OpenEnv's HTTP step runs on a fresh, never-reset env
+``GET /state``      stateless, as OpenEnv's: a fresh env's state
+==================  ==========================================================================
+
+WebSocket messages (client -> server; each answered by one message, in order):
+
+* ``{"type": "reset", "data": {"seed", "episode_id", "options", "env_kwargs"}}`` (all
+  optional; other keys are ignored, as OpenEnv ignores what the env's ``reset`` does not take)
+  -> ``{"type": "observation", "data": {"observation", "reward": null, "done": false}}``.
+  The session is created at the first reset, with ``env_kwargs`` (the env's constructor
+  kwargs); a later reset with other ``env_kwargs`` replaces it.
+* ``{"type": "step", "data": {"text": ACTION}}`` -> ``{"type": "observation", "data":
+  {"observation", "reward", "done"}}``, ``done`` = terminated or truncated.
+* ``{"type": "state"}`` -> ``{"type": "state", "data": {"episode_id", "step_count", "env_id",
+  "session_id"}}``; ``{"type": "close"}`` ends the connection (no reply).
+* an error: ``{"type": "error", "data": {"message", "code"}}``, ``code`` one of OpenEnv's
+  (``INVALID_JSON``, ``UNKNOWN_TYPE``, ``VALIDATION_ERROR``, ``EXECUTION_ERROR``,
+  ``CAPACITY_REACHED``, ``FACTORY_ERROR``); the connection stays open.
+
+An observation is ``{"text": the env's observation, "info": its info dict, "terminated",
+"truncated"}``. Underneath, each connection is one session of the server's
+:class:`~agentgym.server.sessions.SessionStore` (the same capacity, idle expiry and metrics as
+the agentgym protocol; a fresh request id per message, since OpenEnv never retries one); the
+session is closed when the connection ends. The bearer token applies here too, and OpenEnv's
+client sends no headers: serve without ``--token`` (on a private network) for OpenEnv clients.
+
+>>> openenv_url("http://127.0.0.1:8000/", "agentgym/TicTacToe-v0")
+'http://127.0.0.1:8000/openenv/agentgym/TicTacToe-v0'
+>>> split_openenv_path("/openenv/agentgym/TicTacToe-v0/ws")
+('agentgym/TicTacToe-v0', 'ws')
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+import agentgym
+from agentgym.envinfo import env_creator
+from agentgym.server.protocol import ProtocolError, dumps, loads
+from agentgym.server.sessions import Reply
+
+__all__ = ["OPENENV_PREFIX", "OpenEnvRoutes", "openenv_url", "split_openenv_path"]
+
+#: The path every OpenEnv base URL starts with: ``{server}/openenv/{env_id}``.
+OPENENV_PREFIX = "/openenv/"
+
+#: ``run(op, session_id, body)``: one agentgym protocol op through the store (and metrics).
+RunOp = Callable[[str, "str | None", dict[str, Any]], Awaitable[Reply]]
+
+# What OpenEnv's ``State`` model holds (``episode_id``, ``step_count``), plus ours.
+_STATE_SCHEMA: dict[str, Any] = {
+    "title": "State", "type": "object",
+    "properties": {
+        "episode_id": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        "step_count": {"type": "integer", "minimum": 0},
+        "env_id": {"type": "string"},
+        "session_id": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    },
+}
+_ACTION_KEYS = frozenset({"text", "metadata"})
+
+
+def openenv_url(server_url: str, env_id: str) -> str:
+    """The base URL an OpenEnv client takes for ``env_id`` on the agentgym server at
+    ``server_url`` (see the module docstring for an example)."""
+    return f"{server_url.rstrip('/')}{OPENENV_PREFIX}{env_id}"
+
+
+def split_openenv_path(path: str) -> tuple[str, str] | None:
+    """(env id, route) of a path under :data:`OPENENV_PREFIX`, or None for any other path.
+
+    The route is the last path segment; everything between the prefix and it is the env id
+    (ids hold a ``/``: ``agentgym/Sudoku-v0``).
+
+    >>> split_openenv_path("/openenv/x") is None, split_openenv_path("/ws") is None
+    (True, True)
+    """
+    if not path.startswith(OPENENV_PREFIX):
+        return None
+    env_id, _, route = path[len(OPENENV_PREFIX):].rpartition("/")
+    return (env_id, route) if env_id and route else None
+
+
+def _observation(body: dict[str, Any], reward: float | None) -> dict[str, Any]:
+    """An agentgym reset/step reply as OpenEnv's ``{"observation", "reward", "done"}``."""
+    terminated = bool(body.get("terminated", False))
+    truncated = bool(body.get("truncated", False))
+    return {
+        "observation": {"text": body["observation"], "info": body["info"],
+                        "terminated": terminated, "truncated": truncated},
+        "reward": reward,
+        "done": terminated or truncated,
+    }
+
+
+class _OpenEnvError(Exception):
+    """A message refused with one of OpenEnv's error codes."""
+
+    def __init__(self, message: str, code: str = "EXECUTION_ERROR") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _check(reply: Reply, code: str = "EXECUTION_ERROR") -> dict[str, Any]:
+    if reply.status == 503:
+        raise _OpenEnvError(reply.body.get("error", "server full"), "CAPACITY_REACHED")
+    if reply.status >= 400:
+        raise _OpenEnvError(reply.body.get("error", f"status {reply.status}"), code)
+    return reply.body
+
+
+def _rid() -> str:
+    return uuid.uuid4().hex
+
+
+class _Connection:
+    """One OpenEnv WebSocket connection: at most one agentgym session at a time."""
+
+    def __init__(self, run: RunOp, env_id: str) -> None:
+        self.run, self.env_id = run, env_id
+        self.sid: str | None = None
+        self.kwargs: dict[str, Any] | None = None
+        self.episode_id: str | None = None
+        self.step_count = 0
+
+    async def close(self) -> None:
+        if self.sid is not None:
+            sid, self.sid = self.sid, None
+            await self.run("close", sid, {"request_id": _rid()})
+
+    async def answer(self, kind: str, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise _OpenEnvError(f"{kind}: data must be an object, got {type(data).__name__}",
+                                "VALIDATION_ERROR")
+        if kind == "reset":
+            return {"type": "observation", "data": await self.reset(data)}
+        if kind == "step":
+            return {"type": "observation", "data": await self.step(data)}
+        if kind == "state":
+            return {"type": "state", "data": {
+                "episode_id": self.episode_id, "step_count": self.step_count,
+                "env_id": self.env_id, "session_id": self.sid}}
+        raise _OpenEnvError(f"unknown message type {kind!r}; types: reset, step, state, close",
+                            "UNKNOWN_TYPE")
+
+    async def reset(self, data: dict[str, Any]) -> dict[str, Any]:
+        kwargs = data.get("env_kwargs") or {}
+        seed, options, episode_id = data.get("seed"), data.get("options"), data.get("episode_id")
+        if not isinstance(kwargs, dict):
+            raise _OpenEnvError("reset: env_kwargs must be an object", "VALIDATION_ERROR")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise _OpenEnvError(f"reset: seed must be an integer, got {seed!r}",
+                                "VALIDATION_ERROR")
+        if options is not None and not isinstance(options, dict):
+            raise _OpenEnvError("reset: options must be an object", "VALIDATION_ERROR")
+        if episode_id is not None and not isinstance(episode_id, str):
+            raise _OpenEnvError("reset: episode_id must be a string", "VALIDATION_ERROR")
+        if self.sid is None or kwargs != self.kwargs:
+            await self.close()
+            body = _check(await self.run("create", None, {
+                "env_id": self.env_id, "kwargs": kwargs, "request_id": _rid()}),
+                "FACTORY_ERROR")
+            self.sid, self.kwargs = body["session_id"], kwargs
+        body = _check(await self.run("reset", self.sid, {
+            "seed": seed, "options": options, "request_id": _rid()}))
+        self.episode_id = episode_id if episode_id is not None else _rid()
+        self.step_count = 0
+        return _observation(body, None)
+
+    async def step(self, data: dict[str, Any]) -> dict[str, Any]:
+        extra = set(data) - _ACTION_KEYS
+        if "text" not in data or extra:
+            raise _OpenEnvError(
+                'step: the action is {"text": str}'
+                + (f"; unknown field(s) {sorted(extra)}" if extra else ""),
+                "VALIDATION_ERROR")
+        if not isinstance(data["text"], str):
+            raise _OpenEnvError(f"step: text must be a string, got {type(data['text']).__name__}",
+                                "VALIDATION_ERROR")
+        if self.sid is None:
+            raise _OpenEnvError("step before reset: send a reset first")
+        body = _check(await self.run("step", self.sid, {
+            "action": data["text"], "request_id": _rid()}))
+        self.step_count += 1
+        return _observation(body, body["reward"])
+
+
+class OpenEnvRoutes:
+    """The OpenEnv routes of an agentgym server, as a plain ASGI handler.
+
+    :func:`agentgym.server.app.create_app` calls it for every path under
+    :data:`OPENENV_PREFIX`; ``run`` is its op runner (the session store, with metrics).
+
+    Example (the server built by ``create_app``, driven by openenv-core's generic client)::
+
+        from openenv.core import GenericEnvClient
+        url = openenv_url("http://127.0.0.1:8000", "agentgym/TicTacToe-v0")
+        with GenericEnvClient(base_url=url).sync() as env:
+            result = env.reset(seed=0)
+            result = env.step({"text": "2 2"})
+            result.observation["text"], result.reward, result.done
+    """
+
+    def __init__(self, env_ids: Sequence[str], run: RunOp, *, max_body: int) -> None:
+        self.env_ids = tuple(env_ids)
+        self.run = run
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        split = split_openenv_path(path)
+        env_id, route = split if split is not None else ("", "")
+        if scope["type"] == "websocket":
+            if route == "ws" and env_id in self.env_ids:
+                return await self._ws(scope, receive, send, env_id)
+            # Refused before the handshake: the client's connect fails (HTTP 403).
+            await send({"type": "websocket.close", "code": 1008})
+            return None
+        if env_id not in self.env_ids:
+            served = ", ".join(self.env_ids)
+            return await _send(send, 404, {"error": f"no OpenEnv env at {path!r}; base URLs are "
+                                                    f"{OPENENV_PREFIX}<id> for ids: {served}"})
+        method = scope["method"]
+        handler = {
+            ("GET", "health"): self._health, ("GET", "schema"): self._schema,
+            ("GET", "metadata"): self._metadata, ("GET", "state"): self._state,
+            ("POST", "reset"): self._http_reset, ("POST", "step"): self._http_step,
+        }.get((method, route))
+        if handler is None:
+            return await _send(send, 404, {"error": f"no route {method} {path}"})
+        try:
+            status, body = await handler(env_id, scope, receive)
+        except ProtocolError as exc:
+            status, body = exc.status, {"error": str(exc)}
+        return await _send(send, status, body)
+
+    # ------------------------------------------------------------------ HTTP
+    async def _health(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        return 200, {"status": "healthy"}
+
+    async def _schema(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        from agentgym.server.app import env_schema
+
+        spaces = env_schema(env_id)
+        text = {"type": "string", "maxLength": spaces["action_space"]["max_length"]}
+        return 200, {
+            "action": {"title": "Action", "type": "object", "required": ["text"],
+                       "additionalProperties": False,
+                       "properties": {"text": text, "metadata": {"type": "object"}}},
+            "observation": {
+                "title": "Observation", "type": "object",
+                "properties": {
+                    "text": {"type": "string",
+                             "maxLength": spaces["observation_space"]["max_length"]},
+                    "info": {"type": "object", "description": "the env's info dict; keys: "
+                             + ", ".join(spaces["info"])},
+                    "terminated": {"type": "boolean"}, "truncated": {"type": "boolean"},
+                },
+            },
+            "state": _STATE_SCHEMA,
+        }
+
+    async def _metadata(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        doc = (env_creator(env_id).__doc__ or "").strip()
+        return 200, {
+            "name": env_id, "description": doc.splitlines()[0] if doc else env_id,
+            "readme_content": None, "version": agentgym.__version__, "author": None,
+            "documentation_url": None,
+        }
+
+    async def _state(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        # OpenEnv's HTTP state is a fresh env's: no episode, no step.
+        return 200, {"episode_id": None, "step_count": 0, "env_id": env_id, "session_id": None}
+
+    async def _http_reset(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        data = await _read_json(receive, self.max_body)
+        conn = _Connection(self.run, env_id)
+        try:
+            return 200, await conn.reset(data)
+        except _OpenEnvError as exc:
+            return (503 if exc.code == "CAPACITY_REACHED" else 400), {"error": str(exc)}
+        finally:
+            await conn.close()
+
+    async def _http_step(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        await _read_json(receive, self.max_body)
+        return 400, {"error": "OpenEnv's HTTP /step is stateless (a fresh, never-reset env per "
+                              "request); step over the WebSocket /ws"}
+
+    # ------------------------------------------------------------------ WebSocket
+    async def _ws(self, scope: Scope, receive: Receive, send: Send, env_id: str) -> None:
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        conn = _Connection(self.run, env_id)
+        try:
+            while True:
+                message = await receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                if message["type"] != "websocket.receive":
+                    continue
+                raw = message.get("text") or message.get("bytes") or b""
+                reply = await self._ws_answer(conn, raw)
+                if reply is None:  # {"type": "close"}: OpenEnv's client expects no reply
+                    await send({"type": "websocket.close", "code": 1000})
+                    return
+                try:
+                    await send({"type": "websocket.send", "text": dumps(reply).decode()})
+                except OSError:  # the client is gone (uvicorn's ClientDisconnected)
+                    return
+        finally:
+            await conn.close()
+
+    async def _ws_answer(self, conn: _Connection, raw: str | bytes) -> dict[str, Any] | None:
+        try:
+            if len(raw) > self.max_body:
+                raise _OpenEnvError(f"message over {self.max_body} bytes", "VALIDATION_ERROR")
+            try:
+                message = loads(raw)
+            except ValueError as exc:
+                raise _OpenEnvError(f"Invalid JSON: {exc}", "INVALID_JSON") from None
+            if not isinstance(message, dict):
+                raise _OpenEnvError("a message is a JSON object", "VALIDATION_ERROR")
+            kind = message.get("type", "")
+            if kind == "close":
+                return None
+            return await conn.answer(kind, message.get("data", {}))
+        except _OpenEnvError as exc:
+            return {"type": "error", "data": {"message": str(exc), "code": exc.code}}
+
+
+async def _read_json(receive: Receive, max_body: int) -> dict[str, Any]:
+    """A request's JSON object body (``{}`` when empty); :class:`ProtocolError` if not one."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > max_body:
+            raise ProtocolError(f"request body over {max_body} bytes", 413)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}
+    try:
+        payload = loads(raw)
+    except ValueError as exc:
+        raise ProtocolError(f"malformed JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise ProtocolError(f"the body must be a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+async def _send(send: Send, status: int, body: Any) -> None:
+    data = dumps(body)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data})
