@@ -35,7 +35,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-__all__ = ["TextVectorEnv", "make_vec"]
+__all__ = ["TextVectorEnv", "make_vec", "spread_seeds"]
 
 
 class TextVectorEnv:
@@ -182,15 +182,27 @@ class TextVectorEnv:
             raise gym.error.ClosedEnvironmentError("this TextVectorEnv is closed")
 
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            return [int(seed) + i for i in range(self.num_envs)]
-        if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence):
-            raise TypeError(f"seed must be an int, a list of ints or None, got {seed!r}")
-        if len(seed) != self.num_envs:
-            raise ValueError(f"seed list needs {self.num_envs} entries, got {len(seed)}")
-        return list(seed)
+        return spread_seeds(seed, self.num_envs)
+
+
+def spread_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
+    """One seed per env: ``seed + i`` for an int, a list as given, ``None`` for all if None.
+
+    The rule of every agentgym vector env (local or on Ray), so env ``i`` plays the same
+    episode whichever of them hosts it.
+
+    >>> spread_seeds(7, 3), spread_seeds([1, None], 2)
+    ([7, 8, 9], [1, None])
+    """
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return [int(seed) + i for i in range(num_envs)]
+    if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence):
+        raise TypeError(f"seed must be an int, a list of ints or None, got {seed!r}")
+    if len(seed) != num_envs:
+        raise ValueError(f"seed list needs {num_envs} entries, got {len(seed)}")
+    return list(seed)
 
 
 def make_vec(

@@ -32,6 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from agentgym.distributed.pool import Block, EnvPool, ray_get, require_ray
 from agentgym.envinfo import check_kwargs
+from agentgym.vector import spread_seeds
 
 __all__ = ["RayVectorEnv", "make_ray_vec"]
 
@@ -227,17 +228,9 @@ class RayVectorEnv:
             raise gym.error.ClosedEnvironmentError("this RayVectorEnv is closed")
 
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
-        # The same spreading rule (and errors) as TextVectorEnv, applied to all envs at once
-        # so that env i gets seed + i whichever actor hosts it.
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            return [int(seed) + i for i in range(self.num_envs)]
-        if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence):
-            raise TypeError(f"seed must be an int, a list of ints or None, got {seed!r}")
-        if len(seed) != self.num_envs:
-            raise ValueError(f"seed list needs {self.num_envs} entries, got {len(seed)}")
-        return list(seed)
+        # TextVectorEnv's rule, applied to all envs at once so that env i gets seed + i
+        # whichever actor hosts it.
+        return spread_seeds(seed, self.num_envs)
 
 
 def _fitting_actors(num_cpus: float) -> int:
