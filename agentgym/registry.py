@@ -137,6 +137,62 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
         },
     ),
     EnvEntry(
+        "agentgym/Negotiation-v0",
+        "agentgym.environments.markets.negotiation.env:NegotiationEnv",
+        "markets",
+        "bilateral trade with private values against a scripted trader; per-offer checks, "
+        "surplus-share outcome",
+        variants=(
+            {"role": "seller", "opponent": "tough"},
+            {"role": "random", "opponent": "random"},
+            # 4 rounds: with 3 the conformance suite's step budget of 3 never truncates.
+            {"opponent": "tit-for-tat", "max_rounds": 4},
+        ),
+        kwargs_doc={
+            "role": "buyer | seller | random",
+            "opponent": "any | tough | fair | boulware | conceder | tit-for-tat | random",
+            "max_rounds": "1-50",
+            "process_weight": "a number >= 0 (scale of the per-offer process reward)",
+            "max_invalid": "1-100000",
+        },
+    ),
+    EnvEntry(
+        "agentgym/BazaarB2C-v0",
+        "agentgym.environments.markets.bazaar_b2c.env:BazaarB2CEnv",
+        "markets",
+        "one firm among scripted firms (cost-plus, undercutter, amplifier) in a Poisson consumer "
+        "market; per-round ledger; process = profit + price bounds, outcome = Economic Alignment "
+        "Score (stability, integrity, welfare, profitability)",
+        variants=({"strategies": "amplifier"}, {"firms": 2, "strategies": "undercutter"},
+                  {"firms": 8, "rate": 50, "capacity": 20}),
+        kwargs_doc={
+            "firms": "2-8",
+            "strategies": "mixed | cost-plus | undercutter | amplifier",
+            "rate": "1-100",
+            "capacity": "1-100",
+            "max_invalid": "1-100000",
+        },
+    ),
+    EnvEntry(
+        "agentgym/BazaarC2C-v0",
+        "agentgym.environments.markets.bazaar_c2c.env:BazaarC2CEnv",
+        "markets",
+        "lemon market: flag a deceptive seller's sybil listings (or sell honestly); "
+        "ground-truth ledger rewards",
+        variants=({"sybils": 6}, {"sybils": 9}, {"role": "seller"}),
+        kwargs_doc={
+            "role": "buyer | seller",
+            "sybils": "3 | 6 | 9",
+            "honest": "1-12",
+            "buyers": "0-12",
+            "rounds": "1-20",
+            "inspect_cost": "a number >= 0 (money; rewards divide by 100)",
+            "flag_reward": "a number >= 0",
+            "wrong_flag_penalty": "a number >= 0",
+            "welfare_weight": "a number >= 0",
+        },
+    ),
+    EnvEntry(
         "agentgym/Terminal-v0",
         "agentgym.environments.terminal.env:TerminalEnv",
         "terminal",

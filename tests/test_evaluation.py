@@ -22,7 +22,8 @@ register_toys()
 
 
 def test_agent_registry_and_unknown_names():
-    assert agent_names() == ["oracle", "random", "webshop-rule"]
+    assert agent_names() == ["bazaar-b2c-baseline", "bazaar-c2c-baseline", "negotiation-fair",
+                             "oracle", "random", "webshop-rule"]
     assert isinstance(make_agent("oracle"), Agent)
     with pytest.raises(ValueError, match="choose from"):
         make_agent("genius")

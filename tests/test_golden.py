@@ -134,6 +134,54 @@ GOLDEN: dict[str, dict[str, str]] = {
         "first_observations": "dbc23f86426747cb",
         "scripted_episodes": "64c69824f72b7814",
     },
+    "Negotiation-v0": {
+        "first_observations": "a46a511a57c2e8b3",
+        "scripted_episodes": "9d03e6c284330b90",
+    },
+    "Negotiation-v0-role=seller-opponent=tough": {
+        "first_observations": "60db8a0708c5e926",
+        "scripted_episodes": "123da7bc2310864c",
+    },
+    "Negotiation-v0-role=random-opponent=random": {
+        "first_observations": "1c91437c1883c3b7",
+        "scripted_episodes": "1ff24726e775ecbd",
+    },
+    "Negotiation-v0-opponent=tit-for-tat-max_rounds=4": {
+        "first_observations": "9c452b48210ebef4",
+        "scripted_episodes": "009af6bb8c210b05",
+    },
+    "BazaarB2C-v0": {
+        "first_observations": "19755dd434c21447",
+        "scripted_episodes": "d4bc11c2f8f3a5d1",
+    },
+    "BazaarB2C-v0-strategies=amplifier": {
+        "first_observations": "19755dd434c21447",
+        "scripted_episodes": "e90e956bf3a79160",
+    },
+    "BazaarB2C-v0-firms=2-strategies=undercutter": {
+        "first_observations": "c0725f4e3a561119",
+        "scripted_episodes": "5cff95fe8df16a34",
+    },
+    "BazaarB2C-v0-firms=8-rate=50-capacity=20": {
+        "first_observations": "bf34aac6223214ff",
+        "scripted_episodes": "1137585e3545f70b",
+    },
+    "BazaarC2C-v0": {
+        "first_observations": "c9c8a51bdaf21615",
+        "scripted_episodes": "8fe93cf489b39b1a",
+    },
+    "BazaarC2C-v0-sybils=6": {
+        "first_observations": "98887fe52bfdc1df",
+        "scripted_episodes": "4dbaf7e3204f2547",
+    },
+    "BazaarC2C-v0-sybils=9": {
+        "first_observations": "159745b1305702d5",
+        "scripted_episodes": "f9b7af4dc1f27fec",
+    },
+    "BazaarC2C-v0-role=seller": {
+        "first_observations": "aa77b1054dd86d8e",
+        "scripted_episodes": "3d50b6cf79fbc8f5",
+    },
     "Terminal-v0": {
         "first_observations": "7b2ccaff3f34f6ed",
         "scripted_episodes": "e80850824e316fa5",

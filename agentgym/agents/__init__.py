@@ -1,8 +1,9 @@
 """Agents behind one interface: ``make_agent("random" | "oracle" | "webshop-rule")``.
 
 >>> from agentgym.agents import make_agent, agent_names
->>> agent_names()
-['oracle', 'random', 'webshop-rule']
+>>> agent_names()  # doctest: +NORMALIZE_WHITESPACE
+['bazaar-b2c-baseline', 'bazaar-c2c-baseline', 'negotiation-fair', 'oracle', 'random',
+ 'webshop-rule']
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ _AGENTS: dict[str, Callable[[], Agent] | str] = {
     RandomAgent.name: RandomAgent,
     OracleAgent.name: OracleAgent,
     "webshop-rule": "agentgym.environments.webshop.agents:RuleAgent",
+    "negotiation-fair": "agentgym.environments.markets.negotiation.agents:FairSplitAgent",
+    "bazaar-b2c-baseline": "agentgym.environments.markets.bazaar_b2c.agents:CostPlusAgent",
+    "bazaar-c2c-baseline": "agentgym.environments.markets.bazaar_c2c.agents:BaselineAgent",
 }
 
 __all__ = ["Agent", "OracleAgent", "RandomAgent", "agent_names", "make_agent", "register_agent"]

@@ -1,0 +1,189 @@
+"""BazaarB2C as a PettingZoo ``ParallelEnv``: every firm is a seat (LLM or otherwise).
+
+Same ledger, round and rewards as :class:`.env.BazaarB2CEnv` (:func:`.env.run_round`,
+:func:`.env.price_process`, :mod:`.eas`); here no seat is scripted. Each ``step`` takes one
+price per live seat. If any seat's action is invalid (unparseable, negative, NaN, infinite,
+over the price limit) the round is **not** played: the ledger is unchanged, each invalid seat
+gets ``invalid_penalty`` and an ``action_error``, the valid seats get 0 and are asked again.
+After ``max_invalid`` invalid actions of one seat, or ``max_steps`` steps, every seat is
+truncated; a crash or the bankruptcy of any seat terminates every seat. At the end every
+seat's reward adds its own EAS.
+
+>>> env = BazaarB2CParallelEnv(firms=2)
+>>> obs, infos = env.reset(seed=0)
+>>> obs, rewards, terms, truncs, infos = env.step({"firm_0": "price 13", "firm_1": "price 12"})
+>>> infos["firm_1"]["ledger"]["sales"][1] >= infos["firm_1"]["ledger"]["sales"][0]
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from agentgym.actions import extract_action
+from agentgym.core import TEXT_CHARSET, check_penalty, check_range
+
+from .eas import eas, eas_parts
+from .env import COST, open_market, parse_price, price_process, run_round
+from .firms import CAP_MULTIPLE
+from .market import crash_reason, market_mean_price
+
+__all__ = ["BazaarB2CParallelEnv"]
+
+
+class BazaarB2CParallelEnv(ParallelEnv):
+    """``firms`` seats ``firm_0..firm_{n-1}`` posting prices in one Poisson consumer market."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "bazaar_b2c_v0", "render_modes": []}
+    max_observation_length = 4096
+    max_action_length = 65536
+
+    def __init__(
+        self,
+        firms: int = 4,
+        rate: int = 20,
+        capacity: int = 10,
+        *,
+        max_steps: int = 100,
+        invalid_penalty: float = -0.5,
+        max_invalid: int = 10,
+    ) -> None:
+        self.firms = check_range("firms", firms, 2, 8)
+        self.rate = check_range("rate", rate, 1, 100)
+        self.capacity = check_range("capacity", capacity, 1, 100)
+        self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
+        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
+        self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
+        self.possible_agents = [f"firm_{i}" for i in range(self.firms)]
+        self.agents: list[str] = []
+        self._obs_space = spaces.Text(
+            self.max_observation_length, min_length=1, charset=TEXT_CHARSET
+        )
+        self._act_space = spaces.Text(self.max_action_length, min_length=0, charset=TEXT_CHARSET)
+        self.rng = np.random.default_rng(0)
+
+    @property
+    def rules(self) -> str:
+        """What each seat's system prompt says (every seat plays by the same rules)."""
+        return (
+            f"You run one of {self.firms} firms selling one good; unit cost {COST:.2f}, price "
+            f"cap {CAP_MULTIPLE * COST:.2f}. Each round every firm posts a price; about "
+            f"{self.rate} consumers arrive, each buying one unit from the cheapest firm with "
+            f"stock at or below what they will pay. Stock refills to {self.capacity} units "
+            "each round; you pay the unit cost per unit sold plus a fixed cost of 2.00 a "
+            "round; negative cash is bankruptcy. Pricing below cost is predatory. Answer "
+            "<action>price P</action> with P a number (the price for this round)."
+        )
+
+    def observation_space(self, agent: str) -> spaces.Text:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Text:
+        return self._act_space
+
+    # ---------------------------------------------------------------- episode
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+        self.rng = np.random.default_rng(seed)
+        # Drawn as the Gymnasium env draws them (unused here: no seat is scripted), so a seed
+        # gives both versions the same consumers round by round.
+        self.openings = open_market(self.rng, self.firms)
+        self.ledger: list[dict[str, Any]] = []
+        self.steps = 0
+        self.invalid = [0] * self.firms
+        self.agents = list(self.possible_agents)
+        obs = {a: self._observe(i) for i, a in enumerate(self.agents)}
+        infos = {a: self._info(i, True, "") for i, a in enumerate(self.agents)}
+        return obs, infos
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        if not self.agents:
+            return {}, {}, {}, {}, {}
+        self.steps += 1
+        prices: list[float | None] = []
+        errors: list[str] = []
+        for agent in self.possible_agents:
+            price, error = self._read(actions.get(agent))
+            prices.append(price)
+            errors.append(error)
+        rewards = dict.fromkeys(self.agents, 0.0)
+        extra: dict[str, Any] = {}
+        crashed, ended = "", False
+        if any(errors):
+            for i, agent in enumerate(self.agents):
+                if errors[i]:
+                    self.invalid[i] += 1
+                    rewards[agent] = self.invalid_penalty
+        else:
+            rec = run_round(self.rng, prices, self.ledger, rate=self.rate, capacity=self.capacity)
+            self.ledger.append(rec)
+            for i, agent in enumerate(self.agents):
+                rewards[agent] = sum(price_process(rec, i, self.capacity))
+            crashed = crash_reason(self.ledger, COST)
+            ended = bool(crashed) or any(rec["bankrupt"])
+            extra = {"ledger": rec}
+        truncated = not ended and (
+            self.steps >= self.max_steps or max(self.invalid) >= self.max_invalid
+        )
+        extra.update({"crash": bool(crashed), "crash_reason": crashed})
+        if ended or truncated:
+            for i, agent in enumerate(self.agents):
+                parts = eas_parts(self.ledger, firm=i, cost=COST, crashed=bool(crashed))
+                rewards[agent] += eas(parts)
+                extra[f"eas_{i}"] = {**parts, "eas": eas(parts)}
+        obs = {a: self._observe(i) for i, a in enumerate(self.agents)}
+        infos = {
+            a: {**self._info(i, not errors[i], errors[i]), **extra}
+            for i, a in enumerate(self.agents)
+        }
+        terms = dict.fromkeys(self.agents, ended)
+        truncs = dict.fromkeys(self.agents, truncated)
+        if ended or truncated:
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # ---------------------------------------------------------------- helpers
+    def _read(self, action: Any) -> tuple[float | None, str]:
+        if not isinstance(action, str):
+            return None, f"action must be a string, got {type(action).__name__}"
+        text, error = extract_action(action, max_length=self.max_action_length)
+        if error:
+            return None, error
+        return parse_price(text)
+
+    def _info(self, firm: int, valid: bool, error: str) -> dict[str, Any]:
+        return {
+            "valid_action": valid,
+            "action_error": error,
+            "invalid_actions": self.invalid[firm],
+            "step": self.steps,
+            "steps_left": max(0, self.max_steps - self.steps),
+        }
+
+    def _observe(self, firm: int) -> str:
+        lines = [
+            f"Round {len(self.ledger) + 1}. You are firm {firm} of {self.firms}; unit cost "
+            f"{COST:.2f}, price cap {CAP_MULTIPLE * COST:.2f}."
+        ]
+        if self.ledger:
+            rec = self.ledger[-1]
+            prices = ", ".join(
+                f"firm {i}: {'bankrupt' if p is None else f'{p:.2f}'} sold {s}"
+                for i, (p, s) in enumerate(zip(rec["prices"], rec["sales"], strict=True))
+            )
+            mean = market_mean_price(rec)
+            lines += [
+                f"Last round: {rec['consumers']} consumers; {prices}.",
+                f"Market mean price {mean:.2f}." if mean is not None else "No firm is active.",
+                f"Your profit last round {rec['profit'][firm]:.2f}; cash {rec['cash'][firm]:.2f}.",
+            ]
+        lines.append(f"Steps left: {max(0, self.max_steps - self.steps)}. Answer: price P.")
+        return "\n".join(lines)

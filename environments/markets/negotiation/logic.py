@@ -1,0 +1,206 @@
+"""Pure rules of bilateral trade with private values: values, ZOPA, offer checks, surplus.
+
+The buyer has a private budget ``B`` (the most it may pay), the seller a private cost ``C``
+(the least it may take). A zone of possible agreement (ZOPA) exists when ``B > C``: every
+price in ``[C, B]`` leaves both sides no worse off, and the surplus ``B - C`` is what a deal
+splits. Prices are in cents-rounded units between 0 and :data:`MAX_PRICE`.
+
+>>> surplus_share("buyer", budget=100, cost=60, price=70)
+0.75
+>>> is_violation("buyer", budget=100, cost=60, price=101)
+True
+>>> offer_checks("seller", budget=100, cost=60, price=80, previous=[90])
+{'rational': True, 'consistent': True, 'in_zopa': True}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from agentgym.draws import below
+
+__all__ = [
+    "BUDGET_SPREAD",
+    "COST_RANGE",
+    "MAX_PRICE",
+    "PRICE_GRID",
+    "ROLES",
+    "draw_values",
+    "has_zopa",
+    "is_violation",
+    "kept_share",
+    "offer_checks",
+    "other_role",
+    "parse_price",
+    "price_for_share",
+    "process_score",
+    "surplus_share",
+]
+
+ROLES: tuple[str, ...] = ("buyer", "seller")
+#: The seller's cost is uniform on these integers (inclusive).
+COST_RANGE: tuple[int, int] = (20, 80)
+#: The buyer's budget is the cost plus a uniform integer in this range (inclusive), so about a
+#: quarter of the episodes have no ZOPA (budget <= cost) and the right outcome is no deal.
+BUDGET_SPREAD: tuple[int, int] = (-20, 60)
+#: Prices above this are refused as input errors (a "huge" price), not as bad offers.
+MAX_PRICE: float = 10_000.0
+#: The offers listed in ``available_actions``: every 5 from 0 to 160 covers every value pair.
+PRICE_GRID: tuple[int, ...] = tuple(range(0, 161, 5))
+
+
+def other_role(role: str) -> str:
+    """``"seller"`` for ``"buyer"`` and back.
+
+    >>> other_role("buyer")
+    'seller'
+    """
+    return "seller" if role == "buyer" else "buyer"
+
+
+def draw_values(rng: np.random.Generator) -> tuple[int, int]:
+    """``(budget, cost)`` for one episode, from two raw words of ``rng``.
+
+    >>> draw_values(np.random.default_rng(0))
+    (40, 41)
+    """
+    cost = COST_RANGE[0] + below(rng, COST_RANGE[1] - COST_RANGE[0] + 1)
+    budget = cost + BUDGET_SPREAD[0] + below(rng, BUDGET_SPREAD[1] - BUDGET_SPREAD[0] + 1)
+    return budget, cost
+
+
+def has_zopa(budget: float, cost: float) -> bool:
+    """True when some price leaves both sides a positive surplus (``budget > cost``).
+
+    >>> has_zopa(50, 50)
+    False
+    """
+    return budget > cost
+
+
+def is_violation(role: str, budget: float, cost: float, price: float) -> bool:
+    """True when a deal at ``price`` breaks ``role``'s own limit (pays over budget / sells below
+    cost). Only the side's own value matters: the other side's limit is not its to keep.
+
+    >>> is_violation("seller", budget=100, cost=60, price=59.99)
+    True
+    """
+    return price > budget if role == "buyer" else price < cost
+
+
+def surplus_share(role: str, budget: float, cost: float, price: float) -> float:
+    """The share of the surplus ``budget - cost`` that ``role`` keeps at ``price``.
+
+    0 when there is no ZOPA or the deal is a violation for ``role`` (a violation scores 0
+    whatever the price), else in ``[0, 1]``.
+
+    >>> surplus_share("seller", budget=100, cost=60, price=70)
+    0.25
+    >>> surplus_share("buyer", budget=50, cost=60, price=55)
+    0.0
+    """
+    if not has_zopa(budget, cost) or is_violation(role, budget, cost, price):
+        return 0.0
+    gain = budget - price if role == "buyer" else price - cost
+    return min(1.0, max(0.0, gain / (budget - cost)))
+
+
+def kept_share(role: str, budget: float, cost: float, price: float) -> float:
+    """Like :func:`surplus_share` but unclipped and without the violation rule: the share a
+    price *would* give ``role`` (negative past its own value, above 1 past the other's). Used
+    by the counterparties to compare offers; 0 when there is no surplus to share.
+
+    >>> kept_share("buyer", budget=100, cost=60, price=110)
+    -0.25
+    """
+    if not has_zopa(budget, cost):
+        return 0.0
+    gain = budget - price if role == "buyer" else price - cost
+    return gain / (budget - cost)
+
+
+def price_for_share(role: str, budget: float, cost: float, share: float) -> float:
+    """The price at which ``role`` keeps ``share`` of the surplus, rounded to cents; with no
+    ZOPA, ``role``'s own value (the best it can do without a loss).
+
+    >>> price_for_share("seller", budget=100, cost=60, share=0.5)
+    80.0
+    >>> price_for_share("buyer", budget=50, cost=60, share=0.9)
+    50.0
+    """
+    if not has_zopa(budget, cost):
+        return float(budget if role == "buyer" else cost)
+    surplus = budget - cost
+    price = budget - share * surplus if role == "buyer" else cost + share * surplus
+    return round(price, 2)
+
+
+def offer_checks(
+    role: str, budget: float, cost: float, price: float, previous: Sequence[float]
+) -> dict[str, bool]:
+    """The verifiable checks of one offer (or accepted price) by ``role``.
+
+    * ``rational``: individually rational, within the side's own value;
+    * ``consistent``: no backward step: a buyer never offers less than it offered before, a
+      seller never asks more (``previous`` holds the side's earlier offers; vacuous if empty);
+    * ``in_zopa``: inside ``[cost, budget]`` when a ZOPA exists (absent from the dict when none
+      does, since no price is then inside it).
+
+    >>> offer_checks("buyer", budget=100, cost=60, price=50, previous=[55])
+    {'rational': True, 'consistent': False, 'in_zopa': False}
+    >>> offer_checks("buyer", budget=50, cost=60, price=40, previous=[])
+    {'rational': True, 'consistent': True}
+    """
+    checks = {"rational": not is_violation(role, budget, cost, price)}
+    if role == "buyer":
+        checks["consistent"] = all(price >= p for p in previous)
+    else:
+        checks["consistent"] = all(price <= p for p in previous)
+    if has_zopa(budget, cost):
+        checks["in_zopa"] = cost <= price <= budget
+    return checks
+
+
+def process_score(checks: dict[str, bool], weight: float) -> float:
+    """``weight`` times the mean of +1 per passed and -1 per failed check (0 with none).
+
+    >>> process_score({"rational": True, "consistent": False, "in_zopa": True}, 0.3)
+    0.1
+    """
+    if not checks:
+        return 0.0
+    net = sum(1 if ok else -1 for ok in checks.values())
+    return round(weight * net / len(checks), 12)
+
+
+def parse_price(text: str) -> tuple[float | None, str]:
+    """A price from the text inside ``offer(...)``: ``(price, "")`` or ``(None, why)``.
+
+    Accepts ``70``, ``70.5``, ``$70``, ``1,200``; refuses negative, NaN, infinite, non-numeric
+    and prices over :data:`MAX_PRICE`. Rounds to cents.
+
+    >>> parse_price("$70.456")
+    (70.46, '')
+    >>> parse_price("-5")[1]
+    'the price must not be negative, got -5'
+    """
+    raw = text.strip().lstrip("$").replace(",", "").strip()
+    shown = text.strip()[:40]
+    if not raw:
+        return None, "offer(PRICE) needs a price, e.g. offer(PRICE) with PRICE a number"
+    if len(raw) > 40:
+        return None, f"the price {shown!r}... is not a number"
+    try:
+        value = float(raw)
+    except ValueError:
+        return None, f"the price {shown!r} is not a number"
+    if math.isnan(value) or math.isinf(value):
+        return None, f"the price must be a finite number, got {shown}"
+    if value < 0:
+        return None, f"the price must not be negative, got {shown}"
+    if value > MAX_PRICE:
+        return None, f"the price {shown} is over the limit of {MAX_PRICE:g}"
+    return round(value, 2), ""

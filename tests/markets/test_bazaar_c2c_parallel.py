@@ -1,0 +1,62 @@
+"""BazaarC2C's PettingZoo version: PettingZoo's API test, turns, and the same ledger as the
+Gymnasium env."""
+
+from __future__ import annotations
+
+import pytest
+from pettingzoo.test import parallel_api_test
+
+from agentgym.environments.markets.bazaar_c2c.agents import BaselineAgent
+from agentgym.environments.markets.bazaar_c2c.env import BazaarC2CEnv
+from agentgym.environments.markets.bazaar_c2c.parallel import BazaarC2CParallelEnv
+
+
+@pytest.mark.parametrize("k", [3, 9])
+def test_pettingzoo_parallel_api_test_passes(k):
+    parallel_api_test(BazaarC2CParallelEnv(sybils=k), num_cycles=300)
+
+
+def test_out_of_turn_actions_are_refused_and_change_nothing():
+    env = BazaarC2CParallelEnv()
+    _, infos = env.reset(seed=0)
+    before = repr(env._market)
+    _, rewards, *_, infos = env.step({"guardian": "flag(L01)", "seller": "list(nan, 0.5)"})
+    assert "turn" in infos["guardian"]["action_error"]
+    assert "finite" in infos["seller"]["action_error"]
+    assert rewards == {"guardian": -0.1, "seller": -0.1}
+    assert repr(env._market) == before and infos["seller"]["available_actions"][-1] == "pass"
+
+
+def test_a_lying_seller_flagged_by_the_guardian_pays_and_the_guardian_earns():
+    env = BazaarC2CParallelEnv(rounds=1)
+    env.reset(seed=0)
+    env._items[0] = {"quality": 0.3, "cost": 15.0, "noise": 0.0}  # a poor item
+    _, rewards, *_ = env.step({"guardian": "wait", "seller": "list(80, 0.95)"})
+    assert rewards == {"guardian": 0.0, "seller": 0.0}
+    _, rewards, *_ = env.step({"guardian": "flag(Y01)", "seller": "wait"})
+    assert rewards["guardian"] == 1.0  # a misrepresented listing is a fraud
+    _, rewards, terms, *_ = env.step({"guardian": "skip", "seller": "wait"})
+    assert rewards["seller"] == -1.0 and all(terms.values()) and env.agents == []
+
+
+def test_the_guardian_seat_meets_the_gymnasium_buyers_ledger():
+    # A seller seat that always passes leaves the market the Gymnasium buyer env draws, so the
+    # baseline guardian earns the same rewards step for step.
+    gym_env, par = BazaarC2CEnv(sybils=6), BazaarC2CParallelEnv(sybils=6)
+    agent = BaselineAgent()
+    obs, info = gym_env.reset(seed=4)
+    par.reset(seed=4)
+    done = False
+    while not done:
+        par_obs, par_rewards, *_ = par.step({"guardian": "wait", "seller": "pass"})
+        assert par_rewards == {"guardian": 0.0, "seller": 0.0}
+        round_over = False
+        while not round_over and not done:
+            action = agent.act(obs, info)
+            before = info["round"]
+            obs, reward, done, _, info = gym_env.step(action)
+            _, par_rewards, terms, *_ = par.step({"guardian": action, "seller": "wait"})
+            assert par_rewards["guardian"] == pytest.approx(reward)
+            assert all(terms.values()) == done
+            round_over = info["round"] != before
+    assert par._ledger == gym_env._ledger
