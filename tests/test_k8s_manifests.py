@@ -38,7 +38,12 @@ PORT = 8000
 #: The oldest Kubernetes release the manifests are checked against (the newest: the package's).
 OLDEST = "1.30"
 #: Families with no server manifest, and why (a family missing from both fails the test).
-UNSERVED = {"terminal": "each session starts Docker containers; a pod has no Docker daemon"}
+UNSERVED = {
+    "terminal": "each session starts Docker containers; a pod has no Docker daemon",
+    # Not yet built: the markets landed after the server images (a docker/markets image like
+    # the games' one, then k8s/markets.yaml, are the next step).
+    "markets": "no server image yet",
+}
 
 
 def _family(entry_point: str) -> str:
