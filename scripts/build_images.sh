@@ -34,7 +34,7 @@ fi
 VERSION="$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')"
 FAMILIES=("$@")
 if [[ ${#FAMILIES[@]} -eq 0 ]]; then
-    FAMILIES=(games webshop)
+    FAMILIES=(games markets webshop)
 fi
 
 die() { echo "build_images: $*" >&2; exit 1; }
@@ -48,9 +48,9 @@ docker image inspect "$BASE" >/dev/null 2>&1 \
 
 extras_of() {
     case "$1" in
-        games) echo "server" ;;
+        games|markets) echo "server" ;;
         webshop) echo "server,browser" ;;
-        *) die "unknown family '$1' (known: games webshop)" ;;
+        *) die "unknown family '$1' (known: games markets webshop)" ;;
     esac
 }
 

@@ -40,9 +40,6 @@ OLDEST = "1.30"
 #: Families with no server manifest, and why (a family missing from both fails the test).
 UNSERVED = {
     "terminal": "each session starts Docker containers; a pod has no Docker daemon",
-    # Not yet built: the markets landed after the server images (a docker/markets image like
-    # the games' one, then k8s/markets.yaml, are the next step).
-    "markets": "no server image yet",
 }
 
 

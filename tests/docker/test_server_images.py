@@ -57,7 +57,7 @@ def client():
 
 @pytest.fixture(scope="module")
 def images() -> dict[str, str]:
-    """Both images, built (or found up to date) by the script; one build at a time."""
+    """The images, built (or found up to date) by the script; one build at a time."""
     from filelock import FileLock
 
     with FileLock(os.path.join(tempfile.gettempdir(), "agentgym-build-images.lock")):
@@ -65,7 +65,8 @@ def images() -> dict[str, str]:
                               timeout=1200)
     tail = "\n".join((done.stderr + done.stdout).strip().splitlines()[-15:])
     assert done.returncode == 0, f"build_images.sh failed:\n{tail}"
-    return {family: f"agentgym/server-{family}:latest" for family in ("games", "webshop")}
+    return {family: f"agentgym/server-{family}:latest"
+            for family in ("games", "markets", "webshop")}
 
 
 class Server(NamedTuple):
@@ -103,6 +104,14 @@ def _start(client, image: str) -> Server:
 def games(client, images) -> Iterator[Server]:
     server = _start(client, images["games"])
     print(f"agentgym/server-games healthy after {server.healthy_s:.1f} s")
+    yield server
+    server.container.remove(force=True)
+
+
+@pytest.fixture(scope="module")
+def markets(client, images) -> Iterator[Server]:
+    server = _start(client, images["markets"])
+    print(f"agentgym/server-markets healthy after {server.healthy_s:.1f} s")
     yield server
     server.container.remove(force=True)
 
@@ -163,6 +172,12 @@ def test_games_image_plays_like_the_local_env(games, env_id):
     assert _play_both(env_id, games.url, seed=11, steps=12) >= 1
 
 
+@pytest.mark.parametrize("env_id", ["agentgym/Negotiation-v0", "agentgym/BazaarB2C-v0",
+                                    "agentgym/BazaarC2C-v0"])
+def test_markets_image_plays_like_the_local_env(markets, env_id):
+    assert _play_both(env_id, markets.url, seed=11, steps=12) >= 1
+
+
 def test_webshop_image_plays_text_mode_like_the_local_env(webshop):
     assert _play_both("agentgym/WebShop-v0", webshop.url, seed=5, steps=6) >= 2
     # The index came from the image, not rebuilt in memory for want of a writable cache.
@@ -188,7 +203,7 @@ def test_compose_file_is_valid_and_hardened():
     assert done.returncode == 0, done.stderr.strip()
     yaml = pytest.importorskip("yaml", reason="PyYAML is missing (the dev extra has it)")
     services = yaml.safe_load(done.stdout)["services"]
-    assert sorted(services) == ["games", "webshop"]
+    assert sorted(services) == ["games", "markets", "webshop"]
     for name, service in services.items():
         assert service["read_only"] is True, name
         assert service["user"] == "1000:1000", name
@@ -206,12 +221,13 @@ def _free_port() -> int:
 @pytest.mark.skipif(shutil.which("docker-compose") is None,
                     reason="docker-compose is not installed")
 def test_compose_starts_both_servers_healthy(client, images):
-    """``docker-compose up`` as documented, on free ports: both healthy, both answer."""
+    """``docker-compose up`` as documented, on free ports: all healthy, all answer."""
     import httpx
 
     project = f"agentgym-image-test-{os.getpid()}"
-    ports = {"games": _free_port(), "webshop": _free_port()}
+    ports = {"games": _free_port(), "markets": _free_port(), "webshop": _free_port()}
     env = {**os.environ, "AGENTGYM_GAMES_PORT": str(ports["games"]),
+           "AGENTGYM_MARKETS_PORT": str(ports["markets"]),
            "AGENTGYM_WEBSHOP_PORT": str(ports["webshop"])}
     compose = ["docker-compose", "-p", project, "-f", str(COMPOSE)]
     try:
@@ -220,7 +236,7 @@ def test_compose_starts_both_servers_healthy(client, images):
         assert up.returncode == 0, up.stderr.strip()[-1000:]
         containers = client.containers.list(
             filters={"label": f"com.docker.compose.project={project}"})
-        assert len(containers) == 2
+        assert len(containers) == 3
         deadline = time.monotonic() + HEALTHY_WITHIN_S
         health = {}
         while time.monotonic() < deadline:
@@ -231,7 +247,7 @@ def test_compose_starts_both_servers_healthy(client, images):
             if set(health.values()) == {"healthy"}:
                 break
             time.sleep(0.5)
-        assert health == {"games": "healthy", "webshop": "healthy"}
+        assert health == {"games": "healthy", "markets": "healthy", "webshop": "healthy"}
         for service, port in ports.items():
             reply = httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).json()
             assert reply["status"] == "ok", service
