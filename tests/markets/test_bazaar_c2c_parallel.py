@@ -60,3 +60,13 @@ def test_the_guardian_seat_meets_the_gymnasium_buyers_ledger():
             assert all(terms.values()) == done
             round_over = info["round"] != before
     assert par._ledger == gym_env._ledger
+
+
+@pytest.mark.parametrize("kwargs", [{"inspect_cost": -1}, {"welfare_weight": float("nan")},
+                                    {"sybils": 4}, {"rounds": 0}])
+def test_both_versions_refuse_the_same_market_kwargs(kwargs):
+    with pytest.raises(ValueError) as single:
+        BazaarC2CEnv(**kwargs)
+    with pytest.raises(ValueError) as parallel:
+        BazaarC2CParallelEnv(**kwargs)
+    assert str(single.value) == str(parallel.value)

@@ -146,6 +146,29 @@ def copy_ledger(ledger: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def check_market_kwargs(
+    sybils: Any, honest: Any, buyers: Any, rounds: Any, inspect_cost: Any, flag_reward: Any,
+    wrong_flag_penalty: Any, welfare_weight: Any,
+) -> tuple[int, int, int, int, float, float, float, float]:
+    """The market's kwargs, checked (one-line ``ValueError`` naming the kwarg) and typed.
+
+    Shared by :class:`BazaarC2CEnv` and the PettingZoo version, so both refuse the same input.
+
+    >>> check_market_kwargs(3, 6, 4, 4, 2, 1, 1, 1)
+    (3, 6, 4, 4, 2.0, 1.0, 1.0, 1.0)
+    """
+    if isinstance(sybils, bool) or sybils not in SYBIL_CHOICES:
+        raise ValueError(f"sybils must be one of {SYBIL_CHOICES}, got {sybils!r}")
+    amounts = {"inspect_cost": inspect_cost, "flag_reward": flag_reward,
+               "wrong_flag_penalty": wrong_flag_penalty, "welfare_weight": welfare_weight}
+    for name, value in amounts.items():
+        if check_number(name, value) < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value}")
+    return (int(sybils), check_range("honest", honest, 1, 12),
+            check_range("buyers", buyers, 0, 12), check_range("rounds", rounds, 1, 20),
+            *(float(v) for v in amounts.values()))
+
+
 class BazaarC2CEnv(TextEnv):
     """A C2C lemon market: honest sellers and one deceptive seller's ``sybils`` identities.
 
@@ -213,8 +236,8 @@ class BazaarC2CEnv(TextEnv):
     ) -> None:
         if role not in ROLES:
             raise ValueError(f"role must be one of {ROLES}, got {role!r}")
-        if isinstance(sybils, bool) or sybils not in SYBIL_CHOICES:
-            raise ValueError(f"sybils must be one of {SYBIL_CHOICES}, got {sybils!r}")
+        settings = check_market_kwargs(sybils, honest, buyers, rounds, inspect_cost,
+                                       flag_reward, wrong_flag_penalty, welfare_weight)
         super().__init__(
             reward_mode=reward_mode,
             render_mode=render_mode,
@@ -224,19 +247,8 @@ class BazaarC2CEnv(TextEnv):
             max_invalid=max_invalid,
         )
         self.role = role
-        self.sybils = int(sybils)
-        self.honest = check_range("honest", honest, 1, 12)
-        self.buyers = check_range("buyers", buyers, 0, 12)
-        self.rounds = check_range("rounds", rounds, 1, 20)
-        for name, value in (("inspect_cost", inspect_cost), ("flag_reward", flag_reward),
-                            ("wrong_flag_penalty", wrong_flag_penalty),
-                            ("welfare_weight", welfare_weight)):
-            if check_number(name, value) < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value}")
-        self.inspect_cost = float(inspect_cost)
-        self.flag_reward = float(flag_reward)
-        self.wrong_flag_penalty = float(wrong_flag_penalty)
-        self.welfare_weight = float(welfare_weight)
+        (self.sybils, self.honest, self.buyers, self.rounds, self.inspect_cost,
+         self.flag_reward, self.wrong_flag_penalty, self.welfare_weight) = settings
         self._market: list[list[Listing]] = []
         self._items: list[dict[str, float]] = []
         self._round = 0

@@ -37,7 +37,7 @@ from .env import (
     BUYER_FORMAT,
     SELLER_ACCOUNT,
     SELLER_FORMAT,
-    SYBIL_CHOICES,
+    check_market_kwargs,
     parse_move,
     public_view,
     render_table,
@@ -85,16 +85,10 @@ class BazaarC2CParallelEnv(ParallelEnv):
         max_invalid: int = 10,
         render_mode: str | None = None,
     ) -> None:
-        if isinstance(sybils, bool) or sybils not in SYBIL_CHOICES:
-            raise ValueError(f"sybils must be one of {SYBIL_CHOICES}, got {sybils!r}")
-        self.sybils = int(sybils)
-        self.honest = check_range("honest", honest, 1, 12)
-        self.buyers = check_range("buyers", buyers, 0, 12)
-        self.rounds = check_range("rounds", rounds, 1, 20)
-        self.inspect_cost = float(inspect_cost)
-        self.flag_reward = float(flag_reward)
-        self.wrong_flag_penalty = float(wrong_flag_penalty)
-        self.welfare_weight = float(welfare_weight)
+        (self.sybils, self.honest, self.buyers, self.rounds, self.inspect_cost,
+         self.flag_reward, self.wrong_flag_penalty, self.welfare_weight) = check_market_kwargs(
+            sybils, honest, buyers, rounds, inspect_cost, flag_reward, wrong_flag_penalty,
+            welfare_weight)
         self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
         self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
         self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
