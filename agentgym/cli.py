@@ -1,4 +1,4 @@
-"""The ``agentgym`` command: list envs, play one in the terminal, evaluate an agent.
+"""The ``agentgym`` command: list envs, play, evaluate, serve, train, and the leaderboard.
 
     agentgym list
     agentgym tasks list
@@ -6,6 +6,10 @@
     agentgym docker build-base
     agentgym play agentgym/Sudoku-v0 --seed 3
     agentgym eval agentgym/Minesweeper-v0 --agent oracle --episodes 100 --seed 0 --out r.json
+    agentgym eval agentgym/WebShop-v0 --agent llm -a model=smollm2 --limit 5 --out w.json
+    agentgym leaderboard submit r.json w.json --out mine.tar.gz
+    agentgym leaderboard validate mine.tar.gz
+    agentgym leaderboard build mine.tar.gz --out site/
     agentgym serve agentgym/Sokoban-v0 agentgym/TicTacToe-v0 --port 8000
     agentgym train --algo grpo --env agentgym/TicTacToe-v0 --model tiny-random --updates 2
 
@@ -16,7 +20,8 @@ text; ``None``/``True``/``False`` are read as in Python): ``agentgym play agentg
 No input makes the command print a traceback: a bad id, kwarg, seed, agent, path or a missing
 optional dependency is one line on stderr and exit status 2. ``agentgym tasks check`` prints
 one line per check and exits 1 when one failed (a missing file or a bad ``task.toml`` field is
-such a line, naming the file and the field).
+such a line, naming the file and the field); ``agentgym leaderboard validate`` exits 1 with one
+line naming what a replay contradicted.
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ import agentgym
 from agentgym.agents import agent_names
 from agentgym.envinfo import entry_for, env_kwargs, format_value, make_text_env
 from agentgym.evaluation import EvalReport, evaluate
+from agentgym.leaderboard.cli import add_leaderboard_parser, cmd_leaderboard
 from agentgym.play import play
+from agentgym.splits import TaskSplit
 from agentgym.trainers.cli import add_train_arguments, cmd_train
 
 __all__ = ["build_parser", "main", "one_line", "parse_kwargs"]
@@ -102,6 +109,22 @@ def _kwargs_table(env_id: str) -> Table:
     return table
 
 
+def _splits_table(splits: Sequence[TaskSplit]) -> Table:
+    """The pinned evaluation splits: name, size, seeds, kwargs, what each is."""
+    table = Table(box=None, pad_edge=False, header_style="dim", show_edge=False)
+    table.add_column("eval split")
+    table.add_column("tasks", justify="right")
+    table.add_column("seeds")
+    table.add_column("kwargs")
+    table.add_column("what")
+    for split in splits:
+        kwargs = " ".join(f"{k}={format_value(v)}" for k, v in split.kwargs.items())
+        table.add_row(Text(split.name), Text(str(split.count)),
+                      Text(f"{split.start}..{split.start + split.count - 1}"), Text(kwargs),
+                      Text(split.description))
+    return table
+
+
 def cmd_list(args: argparse.Namespace, console: Console) -> int:
     entries = list(agentgym.ENVIRONMENTS)
     if args.env_id is not None:
@@ -119,8 +142,11 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
             kwargs: Any = _kwargs_table(entry.id)
         except Exception as exc:  # one broken family must not hide the others
             kwargs = Text(f"(cannot read its kwargs: {one_line(exc)})", style="red")
-        console.print(Padding(kwargs, (0, 0, 1, 2)))
-    console.print(Text("Pass kwargs as -k NAME=VALUE (JSON values).", style="dim"))
+        console.print(Padding(kwargs, (0, 0, 0 if entry.splits else 1, 2)))
+        if entry.splits:
+            console.print(Padding(_splits_table(entry.splits), (0, 0, 1, 2)))
+    console.print(Text("Pass kwargs as -k NAME=VALUE (JSON values); `agentgym eval ID --split "
+                       "NAME` plays a split.", style="dim"), soft_wrap=True)
     return 0
 
 
@@ -132,11 +158,17 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
 
 # ---------------------------------------------------------------------- eval
 def run_title(report: EvalReport) -> str:
-    """``oracle on agentgym/Sudoku-v0 (size=4), seeds 0..99``: what a summary table is of."""
-    n = len(report.episodes)
-    seeds = f"seed {report.seed}" if n == 1 else f"seeds {report.seed}..{report.seed + n - 1}"
+    """``oracle on agentgym/Sudoku-v0 (size=4), split test (5 tasks)``: what a table is of."""
+    n = len(report.task_seeds)
+    first = report.task_seeds[0]
+    if report.split is None:
+        tasks = f"seed {first}" if n == 1 else f"seeds {first}..{report.task_seeds[-1]}"
+    else:
+        tasks = f"split {report.split} ({n} task{'s' if n > 1 else ''})"
+    if report.trials > 1:
+        tasks += f" x {report.trials} trials"
     kwargs = ", ".join(f"{k}={format_value(v)}" for k, v in report.env_kwargs.items())
-    return f"{report.agent['name']} on {report.env_id}{f' ({kwargs})' if kwargs else ''}, {seeds}"
+    return f"{report.agent['name']} on {report.env_id}{f' ({kwargs})' if kwargs else ''}, {tasks}"
 
 
 def _summary_table(report: EvalReport) -> Table:
@@ -144,16 +176,23 @@ def _summary_table(report: EvalReport) -> Table:
     table = Table()
     table.add_column("metric")
     table.add_column("value", justify="right")
-    if "score" in s:
-        table.add_row("score (mean R x 100)", f"{s['score']:.1f}")
-    table.add_row("episodes", str(s["episodes"]))
+    from agentgym.envinfo import family_of
+
+    webshop = family_of(report.env_id) == "webshop"
+    table.add_row("score (mean R x 100)" if webshop else "score (success % )", f"{s['score']:.1f}")
+    table.add_row("episodes", f"{s['episodes']} ({s['tasks']} tasks x {s['trials']} trials)")
     table.add_row("success rate", f"{s['success_rate']:.1%} ± {s['success_rate_se']:.1%}")
+    for k in range(2, report.trials + 1):
+        table.add_row(f"pass^{k}", f"{s[f'pass^{k}']:.1%}")
     table.add_row("mean return", f"{s['mean_return']:.3f} ± {s['mean_return_se']:.3f}")
     table.add_row("mean process return", f"{s['mean_process_return']:.3f}")
     table.add_row("mean outcome return", f"{s['mean_outcome_return']:.3f}")
     table.add_row("mean steps", f"{s['mean_steps']:.2f}")
     table.add_row("invalid action rate", f"{s['invalid_action_rate']:.1%}")
     table.add_row("truncated", f"{s['truncated_rate']:.1%}")
+    table.add_row("tokens / episode (prompt + completion)",
+                  f"{s['mean_prompt_tokens']:.0f} + {s['mean_completion_tokens']:.0f}")
+    table.add_row("failed episodes", str(s["failed_episodes"]))
     return table
 
 
@@ -171,21 +210,40 @@ def _check_out_path(out: str) -> Path:
     return path
 
 
+def parse_agent_args(pairs: Sequence[str]) -> dict[str, Any]:
+    """``-a model=PATH -a temperature=0.7`` -> agent options, read like ``-k``.
+
+    >>> parse_agent_args(["model=tiny-random", "temperature=0.7"])
+    {'model': 'tiny-random', 'temperature': 0.7}
+    """
+    for pair in pairs:
+        name, sep, _ = pair.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"agent option {pair!r} is not of the form name=value")
+    return parse_kwargs(pairs)
+
+
 def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     out = _check_out_path(args.out) if args.out else None
     report = evaluate(
         args.env_id,
         args.agent,
-        episodes=args.episodes,
+        split=args.split,
+        limit=args.limit,
         seed=args.seed,
+        episodes=args.episodes,
+        trials=args.trials,
         env_kwargs=parse_kwargs(args.kw),
+        agent_options=parse_agent_args(args.agent_arg),
+        workers=args.workers,
+        out=out,
         progress=not args.quiet,
     )
     console.print(Text(run_title(report), style="bold"), soft_wrap=True)
     console.print(_summary_table(report))
     if out is not None:
-        path = report.write(out)
-        console.print(Text(f"wrote {path} ({len(report.episodes)} episodes with step traces)"))
+        console.print(Text(f"wrote {out} ({len(report.episodes)} episodes with step traces)"),
+                      soft_wrap=True)
     return 0
 
 
@@ -297,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=agentgym.__version__)
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{list,play,eval,serve,train,tasks,docker}")
+                                metavar="{list,play,eval,serve,train,tasks,docker,leaderboard}")
 
     ls = sub.add_parser(
         "list",
@@ -318,8 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser(
         "eval",
-        help="evaluate an agent over seeded episodes",
-        description="Play episodes with seeds SEED..SEED+EPISODES-1 and print a summary.",
+        help="evaluate an agent on a pinned task split (or custom seeds)",
+        description="Play the env's pinned test split (or --split NAME, its first --limit "
+        "tasks; or custom seeds --seed S --episodes N), --trials times per task, print a "
+        "summary and write results with step traces (--out; an interrupted run resumes).",
     )
     ev.add_argument("env_id", help="an agentgym id, e.g. agentgym/Sokoban-v0 (see `agentgym list`)")
     ev.add_argument(
@@ -328,10 +388,25 @@ def build_parser() -> argparse.ArgumentParser:
         choices=agent_names(),
         help="the agent to run (default: random); family agents play only their family",
     )
-    ev.add_argument("--episodes", type=int, default=100, help="episodes to play (default: 100)")
-    ev.add_argument("--seed", type=int, default=0, help="seed of the first episode (default: 0)")
+    ev.add_argument("-a", "--agent-arg", action="append", default=[], metavar="NAME=VALUE",
+                    help="an agent option, repeatable: -a model=smollm2 -a temperature=0.7 "
+                    "(JSON values, as -k)")
+    ev.add_argument("--split", default=None,
+                    help="pinned task split (default: the env's first, `agentgym list`)")
+    ev.add_argument("--limit", type=int, default=None, metavar="N",
+                    help="play only the split's first N tasks")
+    ev.add_argument("--episodes", type=int, default=None,
+                    help="custom seeds: play this many tasks (default 100 with --seed)")
+    ev.add_argument("--seed", type=int, default=None,
+                    help="custom seeds: the first task's seed (default 0 with --episodes)")
+    ev.add_argument("--trials", type=int, default=1, metavar="N",
+                    help="episodes per task, for pass^k (default: 1)")
+    ev.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="play episodes in N processes (default: 1)")
     ev.add_argument(
-        "--out", metavar="PATH", help="write results with per-episode traces to this JSON file"
+        "--out", metavar="PATH",
+        help="write results with per-episode traces to this JSON file (journalled to "
+        "PATH.partial.jsonl as it runs: the same command again resumes)",
     )
     ev.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE", help=KW_HELP)
     ev.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -392,6 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sqlite3 and coreutils. Reused when it exists, unless --force.",
     )
     bb.add_argument("--force", action="store_true", help="rebuild even if the image exists")
+    add_leaderboard_parser(sub)
     return parser
 
 
@@ -407,7 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.overrides = extra
     console = Console(highlight=False)
     commands = {"list": cmd_list, "play": cmd_play, "eval": cmd_eval, "serve": cmd_serve,
-                "train": cmd_train, "tasks": cmd_tasks, "docker": cmd_docker}
+                "train": cmd_train, "tasks": cmd_tasks, "docker": cmd_docker,
+                "leaderboard": cmd_leaderboard}
     try:
         return commands[args.command](args, console)
     except KeyboardInterrupt:

@@ -190,6 +190,9 @@ class TextEnv(gym.Env[str, str]):
     #: The game's rules and action format, written for an LLM; wrappers put it in the system
     #: prompt (see :meth:`system_prompt`). Families override it.
     rules: ClassVar[str] = ""
+    #: Where an LLM sampler stops a reply on this env (the close tag of its action format),
+    #: read by :func:`agentgym.wrappers.chat.stop_sequences_for`.
+    stop_sequences: ClassVar[tuple[str, ...]] = ("</action>",)
     max_observation_length: ClassVar[int] = 8192
     max_action_length: ClassVar[int] = 1024
     #: True if a step may block (I/O, a browser): the env server then runs it in a thread.

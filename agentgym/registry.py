@@ -15,6 +15,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym.splits import TaskSplit
+
 
 @dataclass(frozen=True)
 class EnvEntry:
@@ -30,6 +32,20 @@ class EnvEntry:
     #: The allowed values of the family's kwargs, as ``agentgym list`` shows them ("5-10",
     #: "shortest | solvable"); the contract kwargs' are in ``agentgym.envinfo``.
     kwargs_doc: dict[str, str] = field(default_factory=dict)
+    #: Pinned evaluation task sets (``agentgym eval --split NAME``); the first is the default.
+    splits: tuple[TaskSplit, ...] = ()
+
+    def split(self, name: str | None = None) -> TaskSplit:
+        """The split called ``name`` (the first when None); unknown names list the known ones."""
+        if not self.splits:
+            raise ValueError(f"{self.id} has no pinned evaluation splits")
+        if name is None:
+            return self.splits[0]
+        for split in self.splits:
+            if split.name == name:
+                return split
+        known = ", ".join(s.name for s in self.splits)
+        raise ValueError(f"{self.id} has no split {name!r}; its splits: {known}")
 
 
 ENVIRONMENTS: tuple[EnvEntry, ...] = (
@@ -51,6 +67,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "max_steps": "1-100",
             "preset": "null | vpr",
         },
+        splits=(TaskSplit("test", start=100_000, count=100,
+                          description="100 seeded levels of the default size"),),
     ),
     EnvEntry(
         "agentgym/Sudoku-v0",
@@ -72,6 +90,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "reward_wrong": "a number; reward_forced >= reward_mrv > reward_other > reward_wrong",
             "preset": "null | vpr",
         },
+        splits=(TaskSplit("test", start=100_000, count=100,
+                          description="100 seeded puzzles of the default size"),),
     ),
     EnvEntry(
         "agentgym/Minesweeper-v0",
@@ -93,6 +113,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "win_reward": "a number (the outcome of a cleared board)",
             "preset": "null | vpr",
         },
+        splits=(TaskSplit("test", start=100_000, count=100,
+                          description="100 seeded boards of the default size"),),
     ),
     EnvEntry(
         "agentgym/TicTacToe-v0",
@@ -110,6 +132,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "max_invalid": "1-100000",
             "preset": "null | vpr",
         },
+        splits=(TaskSplit("test", start=100_000, count=100,
+                          description="100 seeded games against the default opponent"),),
     ),
     EnvEntry(
         "agentgym/WebShop-v0",
@@ -135,6 +159,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "full_navigation": "null (false) | true | false; browser mode",
             "render_mode": "null | ansi | rgb_array (browser mode)",
         },
+        splits=(TaskSplit("test", kwargs={"split": "test"}, start=0, count=500,
+                          description="WebShop's 500 test goals, once each"),),
     ),
     EnvEntry(
         "agentgym/Negotiation-v0",
@@ -155,6 +181,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "process_weight": "a number >= 0 (scale of the per-offer process reward)",
             "max_invalid": "1-100000",
         },
+        splits=(TaskSplit("test", start=100_000, count=100,
+                          description="100 seeded trades (role and opponent drawn per seed)"),),
     ),
     EnvEntry(
         "agentgym/BazaarB2C-v0",
@@ -172,6 +200,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "capacity": "1-100",
             "max_invalid": "1-100000",
         },
+        splits=(TaskSplit("test", start=100_000, count=50,
+                          description="50 seeded markets of the default size"),),
     ),
     EnvEntry(
         "agentgym/BazaarC2C-v0",
@@ -191,6 +221,36 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "wrong_flag_penalty": "a number >= 0",
             "welfare_weight": "a number >= 0",
         },
+        splits=(TaskSplit("test", start=100_000, count=100,
+                          description="100 seeded lemon markets (buyer, 3 sybils)"),),
+    ),
+    EnvEntry(
+        "agentgym/Household-v0",
+        "agentgym.environments.household.env:HouseholdEnv",
+        "household",
+        "ALFWorld's six household task types in seeded rooms (train / seen / unseen "
+        "layouts); milestone-potential process reward, bounded A* planner oracle",
+        variants=(
+            {"task_type": "look_at_obj_in_light", "split": "seen"},
+            {"task_type": "pick_heat_then_place_in_recep", "split": "unseen"},
+            {"task_type": "pick_two_obj_and_place", "gamma": 0.95},
+        ),
+        kwargs_doc={
+            "task_type": "any | pick_and_place_simple | look_at_obj_in_light | "
+                         "pick_clean_then_place_in_recep | pick_heat_then_place_in_recep | "
+                         "pick_cool_then_place_in_recep | pick_two_obj_and_place",
+            "split": "train | seen | unseen (unseen: room layouts never in train)",
+            "gamma": "a number in (0, 1] (discount of the shaping reward)",
+            "planner_nodes": "1-10000000 (states one oracle search may expand)",
+            "max_steps": "1-100000",
+            "max_invalid": "1-100000",
+        },
+        splits=(TaskSplit("test", kwargs={"split": "unseen"}, start=0, count=134,
+                          description="134 unseen-layout tasks, types drawn per seed "
+                                      "(ALFWorld's out-of-distribution set is 134 games)"),
+                TaskSplit("seen", kwargs={"split": "seen"}, start=0, count=140,
+                          description="140 new tasks in training layouts (ALFWorld's "
+                                      "in-distribution set is 140 games)")),
     ),
     EnvEntry(
         "agentgym/Terminal-v0",
@@ -206,6 +266,37 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "gamma": "a number in (0, 1]",
             "max_steps": "null (the task's [agent].max_steps) | 1-100000",
         },
+        splits=(TaskSplit("test", kwargs={"split": "test"}, start=0, count=10,
+                          description="the 10 test tasks, once each"),),
+    ),
+    EnvEntry(
+        "agentgym/SearchQA-v0",
+        "agentgym.environments.searchqa.env:SearchQAEnv",
+        "searchqa",
+        "answer questions by BM25 search in Search-R1's <search>/<answer> format over a "
+        "seeded fictional encyclopedia (1-3 hops) or your own JSONL corpus; outcome = exact "
+        "match (F1 beside it), process = share of gold passages retrieved",
+        variants=({"min_hops": 3}, {"namesakes": True, "min_hops": 2},
+                  {"described": True, "min_hops": 2}, {"paraphrase": True, "min_hops": 2},
+                  {"comparison": True}, {"corpus": "example"}),
+        kwargs_doc={
+            "corpus": "null (the seeded world) | example | a JSONL file of {id, title, text}",
+            "questions": "null | a JSONL file of {question, answers, gold_ids?} (with corpus)",
+            "split": "train (worlds 1000+) | test (worlds 0-3); the seeded world only",
+            "top_k": "1-10",
+            "max_searches": "1-20",
+            "min_hops": "1-3",
+            "max_hops": "min_hops-3",
+            "namesakes": "true | false",
+            "described": "true | false",
+            "paraphrase": "true | false",
+            "comparison": "true | false",
+            "scale": "1-1000 (world size; 270 is about 100,000 passages)",
+            "max_steps": "1-100000",
+            "max_invalid": "1-100000",
+        },
+        splits=(TaskSplit("test", kwargs={"split": "test"}, start=0, count=200,
+                          description="the 200 questions of the 4 test worlds, once each"),),
     ),
 )
 

@@ -20,8 +20,14 @@ if bash scripts/start_docker.sh; then
 else
     docker_note="NOTE: the Docker tests (tests/sandbox, tests/terminal, tests/docker, Terminal-v0) were SKIPPED: no Docker daemon could be started (the reason is printed above, before the tests)."
 fi
+# Household-v0's cross-check against ALFWorld's own PDDL domain runs in .venv-alfworld.
+alfworld_note=""
+if ! bash scripts/setup_alfworld.sh; then
+    alfworld_note="NOTE: the Household-v0 PDDL cross-check was SKIPPED: .venv-alfworld (alfworld + textworld) could not be installed (the reason is printed above)."
+fi
 .venv/bin/ruff check .
 status=0
 .venv/bin/python -m pytest -n 2 "$@" || status=$?
 if [ -n "$docker_note" ]; then echo "$docker_note"; fi
+if [ -n "$alfworld_note" ]; then echo "$alfworld_note"; fi
 exit "$status"

@@ -205,6 +205,13 @@ def test_list_shows_every_id_with_each_kwarg_default_and_range(capsys):
     assert "shortest | solvable" in printed and "null | vpr" in printed
 
 
+def test_list_shows_each_envs_pinned_evaluation_splits(capsys):
+    assert cli.main(["list", "agentgym/WebShop-v0"]) == 0
+    printed = capsys.readouterr().out
+    row = next(line for line in printed.splitlines() if line.strip().startswith("test "))
+    assert row.split()[:4] == ["test", "500", "0..499", "split=test"], row
+
+
 def signature_defaults(cls: type) -> dict[str, Any]:
     """Keyword defaults of ``cls.__init__`` and of the bases it forwards ``**kwargs`` to."""
     out: dict[str, Any] = {}
@@ -262,7 +269,8 @@ def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPa
 def test_every_option_of_every_subcommand_has_help():
     parser = cli.build_parser()
     commands = subparsers(parser)
-    assert set(commands) == {"list", "play", "eval", "serve", "train", "tasks", "docker"}
+    assert set(commands) == {"list", "play", "eval", "serve", "train", "tasks", "docker",
+                             "leaderboard"}
     for name, sub in {"agentgym": parser, **commands}.items():
         for action in sub._actions:
             if isinstance(action, argparse._SubParsersAction):

@@ -29,16 +29,20 @@ def one_error_line(capsys) -> str:
     ("argv", "message"),
     [
         # Registered with Gymnasium, but not an agentgym text env.
-        (["eval", "CartPole-v1"], "CartPole-v1 is a Gymnasium env but not an agentgym text env"),
+        (["eval", "CartPole-v1", "--episodes", "1"],
+         "CartPole-v1 is a Gymnasium env but not an agentgym text env"),
+        # An id outside the registry has no pinned split: custom seeds are asked for.
+        (["eval", "CartPole-v1"], "has no pinned evaluation splits"),
         (["eval", "agentgym/Nope-v0"], "unknown env id 'agentgym/Nope-v0'; agentgym ids: "),
         # The unknown kwarg's message lists the valid ones, read off the class signature.
         (
-            ["eval", COUNTER, "-k", "gaol=2"],
+            ["eval", COUNTER, "--episodes", "1", "-k", "gaol=2"],
             "takes no kwarg 'gaol'; valid kwargs: goal, reward_mode, render_mode, "
             "score_process, max_steps, invalid_penalty, max_invalid",
         ),
-        (["eval", COUNTER, "-k", "max_steps=0"], "max_steps must be in [1, 100000]"),
-        (["eval", COUNTER, "-k", "goal"], "is not of the form name=value"),
+        (["eval", COUNTER, "--episodes", "1", "-k", "max_steps=0"],
+         "max_steps must be in [1, 100000]"),
+        (["eval", COUNTER, "--episodes", "1", "-k", "goal"], "is not of the form name=value"),
         (["eval", COUNTER, "--episodes", "0"], "episodes must be a positive int"),
         (["eval", COUNTER, "--seed", "-2"], "seed must be a non-negative int"),
         # A family agent on another family: refused before any episode is played.
@@ -46,14 +50,18 @@ def one_error_line(capsys) -> str:
             ["eval", "agentgym/Sokoban-v0", "--agent", "webshop-rule"],
             "agent 'webshop-rule' plays only webshop envs; agentgym/Sokoban-v0 is a games env",
         ),
-        (["eval", COUNTER, "--agent", "webshop-rule"], "is not in the agentgym registry"),
+        (["eval", COUNTER, "--episodes", "1", "--agent", "webshop-rule"],
+         "is not in the agentgym registry"),
         # What a browser env without Playwright raises at gym.make, many lines long.
-        (["eval", NEEDS_BROWSER], "mode='browser' needs Playwright: pip install"),
+        (["eval", NEEDS_BROWSER, "--episodes", "1"],
+         "mode='browser' needs Playwright: pip install"),
         # A family bug mid-episode: still one line, with the exception's first line.
-        (["eval", CRASHES, "--agent", "oracle", "-q"], "the solver lost its table"),
+        (["eval", CRASHES, "--episodes", "1", "--agent", "oracle", "-q"],
+         "the solver lost its table"),
         # An unwritable --out is refused before the run, not after it.
-        (["eval", COUNTER, "--out", "/proc/no/such/r.json"], "cannot create its folder"),
-        (["eval", COUNTER, "--out", "/"], "is a directory"),
+        (["eval", COUNTER, "--episodes", "1", "--out", "/proc/no/such/r.json"],
+         "cannot create its folder"),
+        (["eval", COUNTER, "--episodes", "1", "--out", "/"], "is a directory"),
     ],
 )
 def test_eval_failures_are_one_line_exit_2(argv, message, capsys):
@@ -73,7 +81,8 @@ def test_eval_on_a_toy_env_writes_json_and_titles_the_run(tmp_path, capsys):
     assert "success rate" in printed and "100.0%" in printed and "wrote" in printed
     assert "score (mean R x 100)" not in printed  # a WebShop number only
     data = json.loads(out.read_text())
-    assert data["schema"] == "agentgym.eval/1" and data["env_kwargs"] == {"goal": 2}
+    assert data["schema"] == "agentgym.eval/2" and data["env_kwargs"] == {"goal": 2}
+    assert data["split"] is None and data["task_seeds"] == [5, 6, 7] and data["trials"] == 1
     assert [e["seed"] for e in data["episodes"]] == [5, 6, 7]
     assert all(e["steps"] == 2 and e["success"] for e in data["episodes"])
 
@@ -91,8 +100,9 @@ def rendered(report: EvalReport) -> str:
 
 def test_webshop_summary_prints_the_score_the_readme_quotes():
     report = evaluate(COUNTER, "oracle", episodes=2, progress=False)
-    # The score row appears when the summary carries WebShop's score (mean R x 100).
-    report.summary["score"] = 45.6
+    # A WebShop run's score row says it is mean R x 100 (elsewhere: the success rate x 100).
+    assert "score (success % )" in rendered(report)
+    report.env_id, report.summary["score"] = "agentgym/WebShop-v0", 45.6
     text = rendered(report)
     assert "score (mean R x 100)" in text and "45.6" in text
 

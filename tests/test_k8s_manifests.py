@@ -368,20 +368,63 @@ def test_the_paths_probed_and_scraped_are_the_servers(path):
         assert "# TYPE" in metrics.text
 
 
+_PARENT_IMAGE = re.compile(r"^agentgym/server-([a-z0-9]+)(?::\S+)?$")
+
+
+def image_instructions(image_dir: str) -> list[tuple[str, str]]:
+    """The ``(INSTRUCTION, argument)`` pairs that make the image of ``docker/<image_dir>``.
+
+    Those of its last stage, after those of its parent's Dockerfile when that stage is
+    ``FROM`` another of the project's images (``agentgym/server-<name>``, from a build arg's
+    default or spelt out), so a later instruction overrides an earlier one as in Docker.
+    """
+    # Instructions can continue over lines ending in a backslash.
+    text = re.sub(r"\\\n", " ", (ROOT / "docker" / image_dir / "Dockerfile").read_text())
+    lines = [line.strip() for line in text.splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    pairs = [tuple([*line.split(None, 1), ""][:2]) for line in lines]
+    pairs = [(word.upper(), rest) for word, rest in pairs]
+    args = {rest.split("=", 1)[0]: rest.split("=", 1)[1] for word, rest in pairs
+            if word == "ARG" and "=" in rest}
+    last = max(i for i, (word, _) in enumerate(pairs) if word == "FROM")
+    parent = pairs[last][1].split()[0]
+    parent = re.sub(r"^\$\{?(\w+)\}?$", lambda m: args.get(m.group(1), m.group(0)), parent)
+    match = _PARENT_IMAGE.match(parent)
+    inherited = image_instructions(match.group(1)) if match else []
+    return inherited + pairs[last + 1:]
+
+
+def _last(pairs: list[tuple[str, str]], word: str) -> str | None:
+    found = [rest for w, rest in pairs if w == word]
+    return found[-1] if found else None
+
+
+def test_image_instructions_follow_the_parent_image():
+    """A family on server-python inherits USER, EXPOSE and ENTRYPOINT and sets only its CMD."""
+    parent, child = image_instructions("python"), image_instructions("searchqa")
+    assert child[:len(parent)] == parent
+    assert [word for word, _ in child[len(parent):]] == ["CMD"]
+    assert _last(parent, "CMD") is None and _last(child, "CMD") is not None
+    assert _last(child, "ENTRYPOINT") == '["agentgym", "serve"]'
+
+
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: p.name)
 def test_the_manifest_agrees_with_the_familys_dockerfile(path):
     dockerfile = ROOT / "docker" / path.stem / "Dockerfile"
     if not dockerfile.exists():
         pytest.skip(f"no {dockerfile.relative_to(ROOT)} to compare with")
-    # Instructions can continue over lines ending in a backslash.
-    text = re.sub(r"\\\n", " ", dockerfile.read_text())
-    final = text.split("\nFROM ")[-1]  # the last stage is the image
-    user = re.search(r"^USER\s+(\S+)", final, re.MULTILINE)
-    assert user is not None and user.group(1).split(":")[0] == "1000"
-    assert re.search(rf"^EXPOSE\s+{PORT}\b", final, re.MULTILINE)
-    entrypoint = re.search(r"^ENTRYPOINT\s+(\[.*\])", final, re.MULTILINE)
+    image = image_instructions(path.stem)
+    user = _last(image, "USER")
+    assert user is not None and user.split(":")[0] == "1000"
+    assert re.match(rf"{PORT}\b", _last(image, "EXPOSE") or "")
+    entrypoint = _last(image, "ENTRYPOINT")
     assert entrypoint is not None
-    assert yaml.safe_load(entrypoint.group(1)) == _server(path)["command"]
+    assert yaml.safe_load(entrypoint) == _server(path)["command"]
+    # The image run without arguments serves what the pod serves, on the same address.
+    cmd = yaml.safe_load(_last(image, "CMD") or "[]")
+    ids, options = _served({"command": _server(path)["command"], "args": cmd})
+    assert ids == _served(_server(path))[0]
+    assert options["--host"] == "0.0.0.0" and options["--port"] == str(PORT)
 
 
 def _docker_ready() -> str | None:

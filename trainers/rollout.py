@@ -51,7 +51,7 @@ import numpy as np
 from agentgym.llm.chat import ChatTokens
 from agentgym.llm.sampler import Sample, Sampler
 from agentgym.trainers.records import StepRecord, StepTable, state_key
-from agentgym.wrappers.chat import STOP_SEQUENCE, render_user, system_prompt_for
+from agentgym.wrappers.chat import render_user, stop_sequences_for, system_prompt_for
 
 __all__ = ["Policy", "RolloutStats", "rollout_groups", "rollout_state_groups"]
 
@@ -137,18 +137,27 @@ class _Episode:
         self.index = index
         self.group = group
         self.observation, info = env.reset(seed=seed)
+        self.env_state_key = info.get("state_key")
         self.chat = ChatTokens(tokenizer, system)
         self.chat.add_user(render_user(str(self.observation)))
         self.turn = 0
         self.done = False
         self.success = False
 
+    def state_key(self) -> str:
+        """The key of the state the agent answers: the env's canonical ``info["state_key"]``
+        where it gives one (Household: the same state behind different feedback text), else
+        the digest of the raw observation (GiGPO's anchor states)."""
+        if isinstance(self.env_state_key, str) and self.env_state_key:
+            return self.env_state_key
+        return state_key(str(self.observation))
+
 
 def _timed_generate(
     policy: Any, prompts: list[list[int]], stats: RolloutStats, **settings: Any
 ) -> list[Sample]:
     start = time.perf_counter()
-    samples = policy.sampler.generate(prompts, stop=STOP_SEQUENCE, **settings)
+    samples = policy.sampler.generate(prompts, **settings)
     stats.generation_seconds += time.perf_counter() - start
     stats.generated_tokens += sum(len(s.completion_ids) for s in samples)
     return samples
@@ -204,6 +213,7 @@ def _advance(
     truncated = bool(truncated) or (not terminated and episode.turn >= limits.max_turns)
     if not (terminated or truncated):
         episode.observation = observation
+        episode.env_state_key = info.get("state_key")
         episode.chat.add_user(
             render_user(str(observation), str(info.get("action_error", "") or ""))
         )
@@ -258,8 +268,9 @@ def rollout_groups(
 
     Group id = the index of the seed in ``seeds``; trajectory ids run ``0, 1, ...`` over the
     episodes (seed by seed). Each row's ``reward_components`` is the env's
-    ``info["reward_components"]`` of that step and its ``state_key`` the key of the raw
-    observation the agent answered. ``seed`` seeds the sampler (turn by turn), so the same
+    ``info["reward_components"]`` of that step and its ``state_key`` the env's
+    ``info["state_key"]`` of the state the agent answered, or (envs without one) the key of
+    the raw observation. ``seed`` seeds the sampler (turn by turn), so the same
     policy weights, envs and seed give the same table. ``make_env`` is called once per
     episode; every env it makes is closed before returning. ``max_prompt_tokens`` ends an
     episode (truncated) before a prompt would exceed it; a first prompt over it is refused.
@@ -292,11 +303,12 @@ def rollout_groups(
                 temperature=temperature,
                 top_p=top_p,
                 seed=_turn_seed(seed, turn),
+                stop=stop_sequences_for(envs[0]),
             )
             for episode, sample in zip(running, samples, strict=True):
                 step = _timed_step(episode.env, sample.text, stats)
                 info = step[4]
-                key, number = state_key(str(episode.observation)), episode.turn
+                key, number = episode.state_key(), episode.turn
                 terminated, truncated = _advance(episode, sample, step, limits, stats)
                 table.append(
                     StepRecord(
@@ -391,6 +403,7 @@ def rollout_state_groups(
                 temperature=temperature,
                 top_p=top_p,
                 seed=_turn_seed(seed, turn),
+                stop=stop_sequences_for(envs[0]),
             )
             for i, episode in enumerate(running):
                 candidates = samples[i * k : (i + 1) * k]
@@ -398,7 +411,7 @@ def rollout_state_groups(
                 scores = episode.env.unwrapped.score_actions([c.text for c in candidates])
                 stats.env_seconds += time.perf_counter() - start
                 best = int(np.argmax(scores))  # the first of the top scores
-                key, number = state_key(str(episode.observation)), episode.turn
+                key, number = episode.state_key(), episode.turn
                 step = _timed_step(episode.env, candidates[best].text, stats)
                 info = step[4]
                 terminated, truncated = _advance(

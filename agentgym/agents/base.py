@@ -17,9 +17,36 @@ True
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import gymnasium as gym
+
+__all__ = ["Agent", "AgentFailure", "AgentTurn"]
+
+
+class AgentFailure(RuntimeError):
+    """The agent cannot go on with this episode (an endpoint that keeps failing, a context
+    that no longer fits). The evaluation records the episode as failed with ``reason``
+    (``failed: true, failure: reason``) and keeps the steps done so far; it never drops it.
+
+    >>> str(AgentFailure("HTTP 503 after 3 attempts"))
+    'HTTP 503 after 3 attempts'
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class AgentTurn:
+    """What an agent reports about its last :meth:`Agent.act`: the model's full reply (None
+    for scripted agents) and the tokens it read and wrote (0 where nothing was counted)."""
+
+    raw_text: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 class Agent(abc.ABC):
@@ -41,3 +68,8 @@ class Agent(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """What to record about this agent next to its results."""
         return {"name": self.name}
+
+    @property
+    def last_turn(self) -> AgentTurn:
+        """The raw reply and token counts of the last :meth:`act` (LLM agents override it)."""
+        return AgentTurn()

@@ -14,8 +14,9 @@ padded into one batch, decoded with a KV cache, and sampled with a seeded
   (a trainer recomputing them divides by the same temperature). ``temperature=0`` is greedy
   decoding and reports the untempered log-probs.
 * ``stop``: the completion is cut right after the first token whose decoded text completes
-  the stop string (the stop tokens stay in ``completion_ids`` and the text). The model's
-  end-of-sequence token also ends a completion (and stays in it).
+  the stop string, or any of several (SearchQA stops at ``</search>`` and ``</answer>``);
+  the stop tokens stay in ``completion_ids`` and the text. The model's end-of-sequence
+  token also ends a completion (and stays in it).
 * ``sync(model)``: call after each optimizer step. A sampler that shares the trainer's model
   just takes the (new) model object; one with its own copy (another device or dtype, or
   ``share_weights=False``) loads the new weights into it.
@@ -72,7 +73,7 @@ class Sampler(Protocol):
         max_new_tokens: int,
         temperature: float = 1.0,
         top_p: float = 1.0,
-        stop: str | None = CLOSE_TAG,
+        stop: str | Sequence[str] | None = CLOSE_TAG,
         seed: int | None = None,
     ) -> list[Sample]:
         """One :class:`Sample` per prompt, in order."""
@@ -83,9 +84,11 @@ class Sampler(Protocol):
         ...
 
 
-def stop_index(tokenizer: Any, completion_ids: Sequence[int], stop: str) -> int | None:
+def stop_index(
+    tokenizer: Any, completion_ids: Sequence[int], stop: str | Sequence[str]
+) -> int | None:
     """The length to cut ``completion_ids`` to: up to the first token whose decoded text
-    completes ``stop``; None when the decoded text never contains it.
+    completes ``stop`` (any of them, when several); None when the text contains none.
 
     >>> from agentgym.llm.models import byte_tokenizer
     >>> tok = byte_tokenizer()
@@ -93,17 +96,21 @@ def stop_index(tokenizer: Any, completion_ids: Sequence[int], stop: str) -> int 
     >>> cut = stop_index(tok, ids, "</action>")
     >>> tok.decode(ids[:cut]), stop_index(tok, ids[:cut - 1], "</action>")
     ('go <action>up</action>', None)
+    >>> tok.decode(ids[:stop_index(tok, ids, ("</search>", "up"))])
+    'go <action>up'
     """
+    stops = (stop,) if isinstance(stop, str) else tuple(stop)
     ids = list(completion_ids)
     text = tokenizer.decode(ids, skip_special_tokens=True)
-    if stop not in text:
+    if not any(s in text for s in stops):
         return None
     # The decoded prefixes grow monotonically in what they contain: binary-search the first
-    # prefix whose text holds the stop string.
+    # prefix whose text holds a stop string.
     low, high = 1, len(ids)
     while low < high:
         mid = (low + high) // 2
-        if stop in tokenizer.decode(ids[:mid], skip_special_tokens=True):
+        prefix = tokenizer.decode(ids[:mid], skip_special_tokens=True)
+        if any(s in prefix for s in stops):
             high = mid
         else:
             low = mid + 1
@@ -216,7 +223,7 @@ class TransformersSampler:
         max_new_tokens: int,
         temperature: float = 1.0,
         top_p: float = 1.0,
-        stop: str | None = CLOSE_TAG,
+        stop: str | Sequence[str] | None = CLOSE_TAG,
         seed: int | None = None,
     ) -> list[Sample]:
         """One :class:`Sample` per prompt; the same inputs and ``seed`` give the same samples.
@@ -245,7 +252,7 @@ class TransformersSampler:
         max_new_tokens: int,
         temperature: float,
         top_p: float,
-        stop: str | None,
+        stop: str | Sequence[str] | None,
         generator: torch.Generator,
     ) -> list[Sample]:
         model = self.model

@@ -45,6 +45,7 @@ __all__ = [
     "STOP_SEQUENCE",
     "ChatObservation",
     "render_user",
+    "stop_sequences_for",
     "system_prompt_for",
     "to_messages",
 ]
@@ -52,6 +53,22 @@ __all__ = [
 #: Where a sampler should stop generating (kept in the text): the last complete tag wins, so
 #: text after a good ``</action>`` could only override it.
 STOP_SEQUENCE = CLOSE_TAG
+
+
+def stop_sequences_for(env: gym.Env) -> tuple[str, ...]:
+    """Where a sampler should stop on ``env``: the env's ``stop_sequences``, else ``</action>``.
+
+    An env with its own answer format declares it (SearchQA: Search-R1's ``</search>`` and
+    ``</answer>``, then ``</action>``), so one turn holds one action.
+
+    >>> import gymnasium as gym, agentgym
+    >>> stop_sequences_for(gym.make("agentgym/Sudoku-v0"))
+    ('</action>',)
+    >>> stop_sequences_for(gym.make("agentgym/SearchQA-v0"))
+    ('</search>', '</answer>', '</action>')
+    """
+    stops = getattr(env.unwrapped, "stop_sequences", None)
+    return tuple(stops) if stops else (STOP_SEQUENCE,)
 
 #: Appended to the generic system prompt of an env that does not write its own.
 ANSWER_FORMAT = (

@@ -296,3 +296,25 @@ def test_max_prompt_tokens_ends_episodes_before_the_context_overflows(state_grou
     assert ended and all(r.truncated and not r.terminated for r in ended)
     with pytest.raises(ValueError, match=r"first prompt has \d+ tokens, over max_prompt"):
         rollout_groups(make_env, policy, group_size=2, **{**settings, "max_prompt_tokens": 10})
+
+
+def test_rows_take_the_envs_canonical_state_key_where_it_gives_one():
+    # Household's observation carries the last command's feedback, its info["state_key"] does
+    # not: "look" twice shows two texts of one state, and GiGPO must group them as one.
+    tok = byte_tokenizer()
+    make_env = maker("agentgym/Household-v0", {})
+    sampler = ScriptedSampler(tok, lambda call, row: "<action>look</action>")
+    table = rollout_groups(make_env, Policy(sampler, tok), seeds=[0], group_size=2,
+                           max_turns=3, max_new_tokens=8, seed=0)
+    env = make_env()
+    observation, info = env.reset(seed=0)
+    keys = [info["state_key"]]
+    observations = [observation]
+    for _ in range(2):
+        observation, _, _, _, info = env.step("look")
+        keys.append(info["state_key"])
+        observations.append(observation)
+    rows = table.by_trajectory()[0]
+    assert [r.state_key for r in rows] == keys[:3]
+    assert keys[1] == keys[2] and observations[0] != observations[1]
+    # Envs without one keep the observation digest (the replay test above checks that).

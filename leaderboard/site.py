@@ -1,0 +1,268 @@
+"""The leaderboard's static site, written from accepted bundles (``agentgym leaderboard build``).
+
+``DIR/index.html`` has one sortable table per env family (agent, env, split, episodes, success,
+score, pass^k, mean steps, tokens) and per env a chart of score against mean steps (and
+against mean tokens where a run used any), drawn here as inline SVG; ``DIR/traces/RUN/`` holds
+one page per run listing its episodes and each episode's trace as JSON. Everything is local
+(``style.css``, ``sort.js`` copied from ``site_assets/``): the site works offline, from
+``file://``. Every number comes from the validator's recomputed summary; each cell also
+carries the full-precision value as ``data-value`` (what sorting uses).
+
+The page is filled with :class:`string.Template` (stdlib) and :func:`html.escape`: the site
+has two pages, not enough to add a template engine dependency for.
+
+>>> svg = scatter_svg([("oracle", 3.0, 100.0), ("random", 7.5, 12.5)], "mean steps", "score")
+>>> svg.count('class="point"')
+2
+>>> import tempfile
+>>> index = build_site([], tempfile.mkdtemp())  # accepted reports from validate_bundle
+>>> "No accepted submissions yet" in index.read_text()
+True
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+import shutil
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from importlib.resources import files
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from agentgym.envinfo import entry_for
+
+from .validate import RunReport, ValidationReport
+
+__all__ = ["COLUMNS", "Row", "build_site", "nice_top", "rows_of", "scatter_svg"]
+
+_ASSETS = files("agentgym.leaderboard") / "site_assets"
+#: The table's columns: (header, how a cell shows its value; None: text as is).
+COLUMNS: tuple[tuple[str, str | None], ...] = (
+    ("agent", None), ("env", None), ("split", None), ("episodes", "{:d}"),
+    ("success", "{:.1%}"), ("score", "{:.1f}"), ("pass^k", "{:.3f}"),
+    ("mean steps", "{:.2f}"), ("tokens", "{:,.0f}"), ("traces", None),
+)
+
+
+class Row(dict[str, Any]):
+    """One table row: column name -> value (numbers as the validator recomputed them)."""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "run"
+
+
+def _env_label(run: RunReport) -> str:
+    entry = entry_for(run.env_id)
+    pinned: dict[str, Any] = {}
+    if run.split is not None and entry is not None:
+        pinned = entry.split(run.split).kwargs
+    extra = {k: v for k, v in run.env_kwargs.items() if pinned.get(k, object()) != v}
+    name = run.env_id.split("/")[-1]
+    return name + (" (" + ", ".join(f"{k}={json.dumps(v)}" for k, v in extra.items()) + ")"
+                   if extra else "")
+
+
+def rows_of(reports: Sequence[ValidationReport]) -> list[tuple[RunReport, Row, str]]:
+    """(run, row, run id) for every run of every accepted bundle, in bundle order."""
+    out = []
+    for b, report in enumerate(reports):
+        agent = report.manifest["agent"]
+        for f, run in enumerate(report.runs):
+            s = run.summary
+            env_name = run.env_id.split("/")[-1]
+            run_id = f"{b:02d}-{f:03d}-{_slug(run.agent['name'])}-{_slug(env_name)}"
+            row = Row({
+                "agent": run.agent["name"] + (f" ({run.agent['model']})"
+                                              if run.agent.get("model") else ""),
+                "description": agent.get("description", ""),
+                "prompt": agent.get("prompt", "standard"), "env": _env_label(run),
+                "split": run.split or "custom", "episodes": int(s["episodes"]),
+                "success": float(s["success_rate"]), "score": float(s["score"]),
+                "k": run.trials, "pass^k": float(s[f"pass^{run.trials}"]),
+                "mean steps": float(s["mean_steps"]), "tokens": float(s["mean_tokens"]),
+                "traces": f"traces/{run_id}/index.html",
+            })
+            out.append((run, row, run_id))
+    return out
+
+
+def _cell(column: str, fmt: str | None, row: Row) -> str:
+    value = row[column]
+    if column == "traces":
+        return f'<td><a href="{html.escape(value)}">traces</a></td>'
+    if column == "agent":
+        tags = '<span class="tag">custom prompt</span>' if row["prompt"] == "custom" else ""
+        title = f' title="{html.escape(row["description"])}"' if row["description"] else ""
+        return f'<td data-value="{html.escape(value)}"{title}>{html.escape(value)}{tags}</td>'
+    if fmt is None:
+        return f'<td data-value="{html.escape(str(value))}">{html.escape(str(value))}</td>'
+    shown = fmt.format(value)
+    if column == "pass^k":
+        shown += f' <span class="tag">k={row["k"]}</span>'
+    return f'<td class="num" data-value="{value!r}">{shown}</td>'
+
+
+def _table(rows: Sequence[Row], family: str) -> str:
+    num = ' class="num"'
+    head = "".join(f'<th{num if fmt else ""} scope="col">{html.escape(name)}</th>'
+                   for name, fmt in COLUMNS)
+    body = "\n".join("<tr>" + "".join(_cell(name, fmt, row) for name, fmt in COLUMNS) + "</tr>"
+                     for row in rows)
+    return (f'<table class="sortable" id="table-{_slug(family)}">\n<thead><tr>{head}</tr></thead>'
+            f"\n<tbody>\n{body}\n</tbody>\n</table>")
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    step = (high - low) / (count - 1)
+    return [low + i * step for i in range(count)]
+
+
+def nice_top(value: float, intervals: int = 4) -> float:
+    """The smallest ``intervals * step`` >= ``value`` with a round step (1, 2, 2.5 or 5 x 10^n).
+
+    >>> nice_top(5.1), nice_top(11.3), nice_top(0.0), nice_top(730)
+    (8.0, 20.0, 1.0, 800.0)
+    """
+    if value <= 0:
+        return 1.0
+    raw = value / intervals
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    return float(step * intervals)
+
+
+def scatter_svg(points: Sequence[tuple[str, float, float]], x_label: str, y_label: str, *,
+                width: int = 360, height: int = 240, y_range: tuple[float, float] = (0, 100)
+                ) -> str:
+    """An inline SVG scatter plot of ``(label, x, y)`` points, labelled, with axes and ticks."""
+    left, right, top, bottom = 44, 16, 20, 36
+    xs = [p[1] for p in points] or [0.0]
+    x_low, x_high = 0.0, nice_top(max(xs))
+    y_low, y_high = y_range
+
+    def px(x: float) -> float:
+        return left + (x - x_low) / (x_high - x_low) * (width - left - right)
+
+    def py(y: float) -> float:
+        return height - bottom - (y - y_low) / (y_high - y_low) * (height - top - bottom)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" '
+             f'aria-label="{html.escape(y_label)} against {html.escape(x_label)}">']
+    for y in _ticks(y_low, y_high):
+        parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{py(y):.1f}" '
+                     f'y2="{py(y):.1f}"/><text x="{left - 6}" y="{py(y) + 4:.1f}" '
+                     f'text-anchor="end">{y:g}</text>')
+    for x in _ticks(x_low, x_high):
+        parts.append(f'<text x="{px(x):.1f}" y="{height - bottom + 14}" '
+                     f'text-anchor="middle">{x:.3g}</text>')
+    parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{height - bottom}" '
+                 f'y2="{height - bottom}"/><line class="axis" x1="{left}" x2="{left}" '
+                 f'y1="{top}" y2="{height - bottom}"/>')
+    parts.append(f'<text x="{(left + width - right) / 2}" y="{height - 4}" '
+                 f'text-anchor="middle">{html.escape(x_label)}</text>')
+    parts.append(f'<text transform="translate(12 {(top + height - bottom) / 2}) rotate(-90)" '
+                 f'text-anchor="middle">{html.escape(y_label)}</text>')
+    for label, x, y in points:
+        parts.append(f'<circle class="point" cx="{px(x):.1f}" cy="{py(y):.1f}" r="5">'
+                     f"<title>{html.escape(label)}: {y:.1f} at {x:.3g}</title></circle>"
+                     # Labels right of the middle go left of their point, to stay inside.
+                     + (f'<text x="{px(x) - 7:.1f}" y="{py(y) - 7:.1f}" text-anchor="end">'
+                        if px(x) > width / 2 else
+                        f'<text x="{px(x) + 7:.1f}" y="{py(y) - 7:.1f}">')
+                     + f"{html.escape(label)}</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _charts(rows: Sequence[Row]) -> str:
+    by_env: dict[str, list[Row]] = {}
+    for row in rows:
+        by_env.setdefault(row["env"], []).append(row)
+    figures = []
+    for env, env_rows in by_env.items():
+        axes = [("mean steps", "mean steps")]
+        if any(r["tokens"] > 0 for r in env_rows):
+            axes.append(("tokens", "mean tokens per episode"))
+        for column, label in axes:
+            points = [(f'{r["agent"]} ({r["split"]})', r[column], r["score"]) for r in env_rows]
+            figures.append(f"<figure>{scatter_svg(points, label, 'score')}<figcaption>"
+                           f"{html.escape(env)}: score against {html.escape(label)}"
+                           "</figcaption></figure>")
+    return '<div class="charts">' + "\n".join(figures) + "</div>"
+
+
+def _page(template: str, root: str, **values: str) -> str:
+    text = (_ASSETS / template).read_text(encoding="utf-8")
+    return Template(text).substitute(root=root, **values)
+
+
+def _trace_page(run: RunReport, row: Row, run_id: str, out: Path) -> None:
+    folder = out / "traces" / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i, (claimed, mine) in enumerate(zip(run.results["episodes"], run.episodes, strict=True)):
+        name = f"episode-{i:04d}.json"
+        (folder / name).write_text(json.dumps(claimed, indent=1) + "\n", encoding="utf-8")
+        lines.append(
+            f'<tr><td class="num" data-value="{i}">{i}</td><td class="num">{mine["task"]}</td>'
+            f'<td class="num">{mine["trial"]}</td><td class="num">{mine["seed"]}</td>'
+            f'<td data-value="{int(mine["success"])}">{"yes" if mine["success"] else "no"}</td>'
+            f'<td class="num" data-value="{mine["episode_return"]!r}">'
+            f'{mine["episode_return"]:.3f}</td><td class="num">{mine["steps"]}</td>'
+            f'<td class="num">{mine["prompt_tokens"] + mine["completion_tokens"]}</td>'
+            f'<td><a href="{name}">{name}</a></td></tr>')
+    head = "".join(f"<th>{h}</th>" for h in ("episode", "task", "trial", "seed", "success",
+                                               "return", "steps", "tokens", "trace"))
+    body = (f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(lines) + "\n</tbody></table>")
+    meta = (f"{html.escape(run.env_id)} &middot; kwargs {html.escape(json.dumps(run.env_kwargs))}"
+            f" &middot; {row['episodes']} episodes ({run.trials} trial"
+            f"{'s' * (run.trials != 1)} per task), replayed and accepted")
+    page = _page("trace.html", "../../", title=html.escape(f"{row['agent']} on {row['env']}"),
+                 meta=meta, body=body)
+    (folder / "index.html").write_text(page, encoding="utf-8")
+
+
+def build_site(reports: Sequence[ValidationReport], out: str | Path, *,
+               rejected: Sequence[tuple[str, str]] = ()) -> Path:
+    """Write the site for accepted ``reports`` into ``out``; return ``out/index.html``.
+
+    ``rejected``: (bundle name, reason) of bundles left out, listed at the bottom of the page.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for asset in ("style.css", "sort.js"):
+        with (_ASSETS / asset).open("rb") as src, open(out / asset, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    runs = rows_of(reports)
+    families: dict[str, list[Row]] = {}
+    for run, row, run_id in runs:
+        families.setdefault(run.family, []).append(row)
+        _trace_page(run, row, run_id, out)
+    sections = []
+    for family in sorted(families):
+        rows = families[family]
+        sections.append(f'<section id="family-{_slug(family)}"><h2>{html.escape(family)}</h2>\n'
+                        f"{_table(rows, family)}\n<h3>Score against cost</h3>\n{_charts(rows)}"
+                        "</section>")
+    if not sections:
+        sections.append("<p>No accepted submissions yet.</p>")
+    gone = ""
+    if rejected:
+        items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape(why)}</li>"
+                        for name, why in rejected)
+        gone = f'<section class="rejected"><h2>Rejected bundles</h2><ul>{items}</ul></section>'
+    meta = (f"{len(reports)} accepted bundle{'s' * (len(reports) != 1)}, {len(runs)} runs; "
+            f"built {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
+    page = _page("index.html", "", title="agentgym leaderboard", meta=html.escape(meta),
+                 sections="\n".join(sections), rejected=gone)
+    index = out / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index

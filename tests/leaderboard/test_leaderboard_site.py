@@ -1,0 +1,155 @@
+"""The static site: its tables and charts from the validator's numbers, sorting in Chromium.
+
+The Chromium test skips only where Chromium is missing *and* ``CI`` is unset (as
+``tests/test_browser.py`` does). ``AGENTGYM_LEADERBOARD_SCREENSHOT=docs/leaderboard.png`` makes
+it save the rendered page there (the picture in docs/leaderboard.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentgym.browser import browser_available, chromium_path, launch_args
+from agentgym.leaderboard.site import build_site, rows_of, scatter_svg
+from agentgym.leaderboard.validate import ValidationReport, validate_bundle
+
+needs_browser = pytest.mark.skipif(
+    not browser_available() and not os.environ.get("CI"),
+    reason="Chromium/playwright not installed (scripts/install_browser.sh); required in CI",
+)
+
+
+@pytest.fixture(scope="module")
+def reports(bundles: dict[str, Path]) -> list[ValidationReport]:
+    return [validate_bundle(bundles["oracle"]), validate_bundle(bundles["random"])]
+
+
+@pytest.fixture(scope="module")
+def site(reports: list[ValidationReport], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build_site(reports, out, rejected=[("bad.tar.gz", "manifest.json: git.dirty: ...")])
+    return out
+
+
+def test_scatter_svg_places_points_on_the_axes() -> None:
+    svg = scatter_svg([("a", 0.0, 0.0), ("b", 10.0, 100.0)], "mean steps", "score")
+    # Plot area: x from 44 to 344 (width 360, right margin 16); y from 204 (0) up to 20 (100).
+    # x spans 0 .. 10 (4 intervals of 2.5): 10 steps sit at the right end, 344.
+    assert '<circle class="point" cx="44.0" cy="204.0"' in svg
+    assert '<circle class="point" cx="344.0" cy="20.0"' in svg
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "<title>b: 100.0 at 10</title>" in svg
+
+
+def test_site_files_and_offline(site: Path, reports: list[ValidationReport]) -> None:
+    index = (site / "index.html").read_text()
+    assert (site / "style.css").is_file() and (site / "sort.js").is_file()
+    assert not re.search(r"(src|href)=\"(https?:)?//", index), "the site must not fetch anything"
+    assert index.count('<section id="family-games">') == 1
+    assert index.count("<svg") == 3  # one chart per env: no run used tokens
+    runs = rows_of(reports)
+    assert len(runs) == 6
+    for run, row, _ in runs:
+        trace_page = site / row["traces"]
+        assert trace_page.is_file() and f'href="{row["traces"]}"' in index
+        episodes = sorted(trace_page.parent.glob("episode-*.json"))
+        assert len(episodes) == len(run.episodes)
+    assert "Rejected bundles" in index and "bad.tar.gz" in index
+
+
+def _cells(page, table: str) -> list[list[tuple[str, str | None]]]:  # type: ignore[no-untyped-def]
+    return page.eval_on_selector_all(
+        f"{table} tbody tr",
+        "rows => rows.map(r => Array.from(r.cells).map(c => [c.textContent.trim(), "
+        "c.getAttribute('data-value')]))")
+
+
+@pytest.fixture(scope="module")
+def page(site: Path) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=launch_args())
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto((site / "index.html").as_uri())
+            yield page
+        finally:
+            browser.close()
+
+
+@needs_browser
+def test_page_shows_the_validators_numbers(page, reports: list[ValidationReport]) -> None:  # type: ignore[no-untyped-def]
+    from agentgym.leaderboard.site import COLUMNS
+
+    names = [name for name, _ in COLUMNS]
+    assert page.eval_on_selector_all("#table-games thead th",
+                                     "ths => ths.map(t => t.textContent)") == names
+    shown = {(r[0][0], r[1][0]): r for r in _cells(page, "#table-games")}
+    assert len(shown) == 6
+    for run, row, _ in rows_of(reports):
+        cells = shown[(run.agent["name"], row["env"])]
+        s = run.summary
+        expected = {"episodes": s["episodes"], "success": s["success_rate"], "score": s["score"],
+                    "pass^k": s[f"pass^{run.trials}"], "mean steps": s["mean_steps"],
+                    "tokens": s["mean_tokens"]}
+        for name, value in expected.items():
+            text, data = cells[names.index(name)]
+            assert float(data) == value, (name, data, value)  # full precision, exactly
+            fmt = dict(COLUMNS)[name]
+            assert text.startswith(fmt.format(value)), (name, text)
+        assert cells[names.index("split")][0] == "test"
+
+
+@needs_browser
+def test_clicking_a_header_sorts_the_rows(page) -> None:  # type: ignore[no-untyped-def]
+    from agentgym.leaderboard.site import COLUMNS
+
+    names = [name for name, _ in COLUMNS]
+    score = names.index("score")
+
+    def scores() -> list[float]:
+        return [float(r[score][1]) for r in _cells(page, "#table-games")]
+
+    page.click(f"#table-games thead th:nth-child({score + 1})")
+    ascending = scores()
+    assert ascending == sorted(ascending) and ascending != sorted(ascending, reverse=True)
+    assert page.get_attribute(f"#table-games thead th:nth-child({score + 1})",
+                              "aria-sort") == "ascending"
+    page.click(f"#table-games thead th:nth-child({score + 1})")
+    assert scores() == sorted(ascending, reverse=True)
+    agent = names.index("agent")
+    page.click(f"#table-games thead th:nth-child({agent + 1})")
+    agents = [r[agent][1] for r in _cells(page, "#table-games")]
+    assert agents == sorted(agents)
+    target = os.environ.get("AGENTGYM_LEADERBOARD_SCREENSHOT")
+    if target:
+        page.click(f"#table-games thead th:nth-child({score + 1})")
+        page.click(f"#table-games thead th:nth-child({score + 1})")  # best first
+        page.screenshot(path=target, full_page=True)
+
+
+def test_token_chart_where_a_run_used_tokens(bundles: dict[str, Path], forge, tmp_path: Path
+                                             ) -> None:  # type: ignore[no-untyped-def]
+    from agentgym.leaderboard.replay import episode_totals
+    from agentgym.metrics import summarise
+
+    def edit(manifest: dict, results: dict) -> None:
+        data = results["results/000-tictactoe-v0.json"]
+        for ep in data["episodes"]:
+            for step in ep["trace"]:
+                step["prompt_tokens"], step["completion_tokens"] = 300, 20
+            ep.update(episode_totals(ep["trace"]))
+        data["summary"] = summarise(data["episodes"], trials=data["trials"], family="games")
+
+    report = validate_bundle(forge(bundles["oracle"], edit))
+    index = build_site([report], tmp_path / "site").read_text()
+    assert index.count("<svg") == 4  # TicTacToe also gets score against tokens
+    assert "TicTacToe-v0: score against mean tokens per episode" in index
+    tokens = report.runs[0].summary["mean_tokens"]
+    assert f'data-value="{tokens!r}">{tokens:,.0f}</td>' in index
