@@ -39,6 +39,7 @@ from filelock import FileLock
 from rich.console import Console
 from rich.errors import LiveError
 
+from agentgym import bm25
 from agentgym.cache import cache_dir
 from agentgym.progress import progress_bar
 
@@ -161,8 +162,10 @@ def load_questions(path: str | Path, known_ids: Collection[str]) -> list[Questio
 # ---------------------------------------------------------------------------- the index cache
 @lru_cache(maxsize=1)
 def _code_version() -> str:
-    """What an index's contents depend on besides the corpus: the index code, bm25s, numpy."""
+    """What an index's contents depend on besides the corpus: the index code (this family's
+    tokenizer and agentgym.bm25), bm25s, numpy."""
     digest = hashlib.sha256(Path(retrieval.__file__).read_bytes())
+    digest.update(Path(bm25.__file__).read_bytes())
     numpy_minor = ".".join(np.__version__.split(".")[:2])
     digest.update(f"bm25s={bm25s.__version__};numpy={numpy_minor}".encode())
     return digest.hexdigest()[:12]

@@ -18,19 +18,17 @@ ranked by score, then passage position, so ties never depend on the platform.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import bm25s
 import numpy as np
+
+from agentgym.bm25 import BM25Matrix
 
 __all__ = ["STOPWORDS", "PassageIndex", "fold", "tokenize"]
 
-#: Tokens a query contributes at most (a longer query is scored on its first distinct ones).
-MAX_QUERY_TOKENS = 64
 _PROGRESS_EVERY = 10_000  # texts per progress update
 _TOKEN = re.compile(r"[^\W_]+")
 # Letters and marks Unicode does not decompose into ASCII ("Wisła" -> "Wisla").
@@ -69,18 +67,14 @@ def tokenize(text: str) -> list[str]:
 
 
 class PassageIndex:
-    """A BM25 score matrix (one CSC column per vocabulary token) and the ranking rule."""
+    """Passages in one :class:`agentgym.bm25.BM25Matrix`, queried with :func:`tokenize`."""
 
-    def __init__(
-        self, vocab: Sequence[str], data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
-        num_docs: int,
-    ) -> None:
-        self.vocab_list = list(vocab)
-        self.vocab = {t: i for i, t in enumerate(self.vocab_list)}
-        self.data = np.asarray(data, dtype=np.float32)
-        self.indices = np.asarray(indices, dtype=np.int64)
-        self.indptr = np.asarray(indptr, dtype=np.int64)
-        self.num_docs = int(num_docs)
+    def __init__(self, matrix: BM25Matrix) -> None:
+        self.matrix = matrix
+
+    @property
+    def num_docs(self) -> int:
+        return self.matrix.num_docs
 
     @classmethod
     def build(
@@ -90,65 +84,26 @@ class PassageIndex:
 
         ``progress(n)`` is told each time ``n`` more texts have been tokenised.
         """
-        vocab: dict[str, int] = {}
-        corpus_ids = []
-        for done, text in enumerate(texts, start=1):
-            if progress is not None and done % _PROGRESS_EVERY == 0:
-                progress(_PROGRESS_EVERY)
-            doc = []
-            for tok in tokenize(text):
-                tid = vocab.get(tok)
-                if tid is None:
-                    tid = vocab[tok] = len(vocab)
-                doc.append(tid)
-            corpus_ids.append(doc)
-        if progress is not None and len(texts) % _PROGRESS_EVERY:
-            progress(len(texts) % _PROGRESS_EVERY)
-        if not vocab:
-            raise ValueError("the corpus has no searchable words")
-        retriever = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
-        retriever.index((corpus_ids, vocab), show_progress=False, create_empty_token=False)
-        s = retriever.scores
-        return cls(list(vocab), s["data"], s["indices"], s["indptr"], len(texts))
+        documents = (tokenize(text) for text in texts)
+        try:
+            return cls(BM25Matrix.build(documents, k1=1.2, b=0.75, progress=progress,
+                                        progress_every=_PROGRESS_EVERY))
+        except ValueError:
+            raise ValueError("the corpus has no searchable words") from None
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every passage for ``query`` (float64, rounded to 4 decimals)."""
-        ids = []
-        for tok in dict.fromkeys(tokenize(query)):
-            tid = self.vocab.get(tok)
-            if tid is not None:
-                ids.append(tid)
-            if len(ids) == MAX_QUERY_TOKENS:
-                break
-        if not ids:
-            return np.zeros(self.num_docs)
-        docs = np.concatenate([self.indices[self.indptr[t] : self.indptr[t + 1]] for t in ids])
-        weights = np.concatenate([self.data[self.indptr[t] : self.indptr[t + 1]] for t in ids])
-        scores = np.bincount(docs, weights=weights.astype(np.float64), minlength=self.num_docs)
-        return np.round(scores, 4)
+        return self.matrix.scores(tokenize(query))
 
     def search(self, query: str, k: int) -> list[int]:
         """Positions of the best ``k`` passages with a query word: score desc, position asc."""
-        scores = self.scores(query)
-        hits = np.flatnonzero(scores > 0)
-        if len(hits) > k:
-            kth = np.partition(scores[hits], len(hits) - k)[len(hits) - k]
-            hits = hits[scores[hits] >= kth]
-        order = np.lexsort((hits, -scores[hits]))
-        return [int(i) for i in hits[order][:k]]
+        return self.matrix.top(tokenize(query), k)
 
-    # ------------------------------------------------------------------ persistence
     def save(self, folder: Path) -> None:
         """Write ``index.npz`` and ``vocab.json`` into an existing folder."""
-        np.savez(folder / "index.npz", data=self.data, indices=self.indices.astype(np.int32),
-                 indptr=self.indptr, num_docs=np.array([self.num_docs]))
-        (folder / "vocab.json").write_text(json.dumps(self.vocab_list))
+        self.matrix.save(folder)
 
     @classmethod
     def load(cls, folder: Path) -> PassageIndex:
         """Read what :meth:`save` wrote."""
-        with np.load(folder / "index.npz") as z:
-            data, indices, indptr = z["data"], z["indices"], z["indptr"]
-            num_docs = int(z["num_docs"][0])
-        vocab = json.loads((folder / "vocab.json").read_text())
-        return cls(vocab, data, indices, indptr, num_docs)
+        return cls(BM25Matrix.load(folder))

@@ -53,7 +53,8 @@ from rich.console import Console
 from rich.errors import LiveError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agentgym import draws
+from agentgym import bm25, draws
+from agentgym.bm25 import BM25Matrix
 from agentgym.cache import cache_dir
 
 from .catalog import CATALOG_VERSION, Catalog
@@ -70,7 +71,6 @@ __all__ = [
 ]
 
 TOP_K = 50
-MAX_QUERY_TOKENS = 64
 _TOKEN = re.compile(r"[a-z0-9]+")
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again all am an and any are as at be been being below between both
@@ -100,60 +100,32 @@ def tokenize(text: str) -> list[str]:
 class SearchIndex:
     """A BM25 index over a :class:`Catalog`: :meth:`search` returns ranked product ids."""
 
-    def __init__(
-        self,
-        catalog: Catalog,
-        vocab: list[str],
-        data: np.ndarray,
-        indices: np.ndarray,
-        indptr: np.ndarray,
-    ) -> None:
+    def __init__(self, catalog: Catalog, matrix: BM25Matrix) -> None:
+        if matrix.num_docs != len(catalog):
+            raise ValueError(f"an index of {matrix.num_docs} products for a catalog of "
+                             f"{len(catalog)}")
         self.catalog = catalog
-        self.vocab = {t: i for i, t in enumerate(vocab)}
-        self._vocab_list = list(vocab)
-        self.data = np.asarray(data, dtype=np.float32)
-        self.indices = np.asarray(indices, dtype=np.int64)
-        self.indptr = np.asarray(indptr, dtype=np.int64)
-        self.num_docs = len(catalog)
+        self.matrix = matrix
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        return self.matrix.vocab
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every product for ``query`` (float64, rounded to 4 decimals)."""
-        ids = []
-        for tok in dict.fromkeys(tokenize(query)):
-            tid = self.vocab.get(tok)
-            if tid is not None:
-                ids.append(tid)
-            if len(ids) == MAX_QUERY_TOKENS:
-                break
-        if not ids:
-            return np.zeros(self.num_docs)
-        docs = np.concatenate([self.indices[self.indptr[t] : self.indptr[t + 1]] for t in ids])
-        weights = np.concatenate([self.data[self.indptr[t] : self.indptr[t + 1]] for t in ids])
-        scores = np.bincount(docs, weights=weights.astype(np.float64), minlength=self.num_docs)
-        return np.round(scores, 4)
+        return self.matrix.scores(tokenize(query))
 
     def search(self, query: str, k: int = TOP_K) -> list[int]:
         """Product ids of the best ``k`` hits: score descending, then product id ascending."""
-        scores = self.scores(query)
-        hits = np.flatnonzero(scores > 0)
-        if len(hits) > k:
-            kth = np.partition(scores[hits], len(hits) - k)[len(hits) - k]
-            hits = hits[scores[hits] >= kth]
-        order = np.lexsort((hits, -scores[hits]))
-        return [int(i) for i in hits[order][:k]]
+        return self.matrix.top(tokenize(query), k)
 
     # ------------------------------------------------------------------ persistence
     def save(self, folder: Path) -> None:
-        np.savez_compressed(folder / "index.npz", data=self.data,
-                            indices=self.indices.astype(np.int32), indptr=self.indptr)
-        (folder / "vocab.json").write_text(json.dumps(self._vocab_list))
+        self.matrix.save(folder, compressed=True)
 
     @classmethod
     def load(cls, folder: Path, catalog: Catalog) -> SearchIndex:
-        with np.load(folder / "index.npz") as z:
-            data, indices, indptr = z["data"], z["indices"], z["indptr"]
-        vocab = json.loads((folder / "vocab.json").read_text())
-        return cls(catalog, vocab, data, indices, indptr)
+        return cls(catalog, BM25Matrix.load(folder))
 
 
 def build_index(
@@ -163,24 +135,10 @@ def build_index(
 
     ``progress(n)`` is told each time ``n`` more products have been tokenised.
     """
-    vocab: dict[str, int] = {}
-    corpus_ids = []
-    for pid in range(len(catalog)):
-        doc = []
-        for tok in tokenize(catalog.product(pid).search_text()):
-            tid = vocab.get(tok)
-            if tid is None:
-                tid = vocab[tok] = len(vocab)
-            doc.append(tid)
-        corpus_ids.append(doc)
-        if progress is not None and (pid + 1) % _PROGRESS_EVERY == 0:
-            progress(_PROGRESS_EVERY)
-    if progress is not None and len(catalog) % _PROGRESS_EVERY:
-        progress(len(catalog) % _PROGRESS_EVERY)
-    retriever = bm25s.BM25(method="lucene", k1=1.5, b=0.75)
-    retriever.index((corpus_ids, vocab), show_progress=False, create_empty_token=False)
-    s = retriever.scores
-    return SearchIndex(catalog, list(vocab), s["data"], s["indices"], s["indptr"])
+    documents = (tokenize(catalog.product(pid).search_text()) for pid in range(len(catalog)))
+    matrix = BM25Matrix.build(documents, k1=1.5, b=0.75, progress=progress,
+                              progress_every=_PROGRESS_EVERY)
+    return SearchIndex(catalog, matrix)
 
 
 # ---------------------------------------------------------------------------- the disk cache
@@ -226,15 +184,16 @@ def index_version() -> str:
 
     It hashes the catalog version constant, the sources the index is built from
     (:func:`_index_sources`, plus :mod:`agentgym.draws`, which every product is drawn
-    through), and the versions of ``bm25s`` (the scores), ``rapidfuzz`` (the catalog keeps
-    confusable options apart with it) and numpy (the arithmetic and the file format), so an
-    index built by other code is never loaded.
+    through, and :mod:`agentgym.bm25`, which scores them), and the versions of ``bm25s``
+    (the scores), ``rapidfuzz`` (the catalog keeps confusable options apart with it) and
+    numpy (the arithmetic and the file format), so an index built by other code is never
+    loaded.
 
     >>> index_version().startswith("v")
     True
     """
     digest = hashlib.sha256()
-    for path in [*_index_sources(), Path(draws.__file__)]:
+    for path in [*_index_sources(), Path(draws.__file__), Path(bm25.__file__)]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     numpy_minor = ".".join(np.__version__.split(".")[:2])
     libraries = f"bm25s={bm25s.__version__};rapidfuzz={rapidfuzz.__version__};numpy={numpy_minor}"

@@ -12,6 +12,7 @@ import bm25s
 import numpy as np
 import pytest
 
+from agentgym.bm25 import BM25Matrix
 from agentgym.environments.webshop import search as search_mod
 from agentgym.environments.webshop.catalog import Catalog
 from agentgym.environments.webshop.search import (
@@ -97,8 +98,10 @@ def test_ranking_is_score_then_product_id_and_capped_at_50(index):
 
 def test_ties_are_broken_by_product_id():
     # Five documents with the same score for "gift", stored in a scrambled posting order.
-    tiny = SearchIndex(Catalog(6), ["gift", "mug"], data=np.array([1.0] * 5 + [2.0]),
-                       indices=np.array([3, 1, 4, 0, 2, 5]), indptr=np.array([0, 5, 6]))
+    matrix = BM25Matrix(["gift", "mug"], data=np.array([1.0] * 5 + [2.0]),
+                        indices=np.array([3, 1, 4, 0, 2, 5]), indptr=np.array([0, 5, 6]),
+                        num_docs=6)
+    tiny = SearchIndex(Catalog(6), matrix)
     assert tiny.search("gift") == [0, 1, 2, 3, 4]
     assert tiny.search("gift mug") == [5, 0, 1, 2, 3, 4]
     assert tiny.search("gift", k=2) == [0, 1]
@@ -129,7 +132,7 @@ def test_cache_is_written_atomically_reused_and_rebuilt_when_damaged(monkeypatch
     assert json.loads((folder / "meta.json").read_text())["num_products"] == 150
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".build-")]
     again = build(150)
-    np.testing.assert_array_equal(first.data, again.data)
+    np.testing.assert_array_equal(first.matrix.data, again.matrix.data)
     assert again.search("shampoo") == first.search("shampoo")
     (folder / "index.npz").write_bytes(b"garbage")
     repaired = build(150)
