@@ -318,3 +318,20 @@ def test_rows_take_the_envs_canonical_state_key_where_it_gives_one():
     assert [r.state_key for r in rows] == keys[:3]
     assert keys[1] == keys[2] and observations[0] != observations[1]
     # Envs without one keep the observation digest (the replay test above checks that).
+
+
+def test_rollouts_stop_sampling_at_the_envs_own_stop_strings():
+    tok = byte_tokenizer()
+    stops = []
+
+    class Recording(ScriptedSampler):
+        def generate(self, prompts, **kwargs):
+            stops.append(kwargs.get("stop"))
+            return super().generate(prompts, **kwargs)
+
+    sampler = Recording(tok, lambda call, row: "<search>river</search>")
+    rollout_groups(maker("agentgym/SearchQA-v0", {}), Policy(sampler, tok), seeds=[0],
+                   group_size=1, max_turns=1, max_new_tokens=8, seed=0)
+    rollout_groups(maker(*TICTACTOE), Policy(sampler, tok), seeds=[0], group_size=1,
+                   max_turns=1, max_new_tokens=8, seed=0)
+    assert stops == [("</search>", "</answer>", "</action>"), ("</action>",)]
