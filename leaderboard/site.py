@@ -137,11 +137,56 @@ def nice_top(value: float, intervals: int = 4) -> float:
     return float(step * intervals)
 
 
+def tick_text(value: float) -> str:
+    """A short axis label: ``2500`` is ``2.5k``, ``0.25`` stays ``0.25``.
+
+    >>> [tick_text(v) for v in (0, 2.5, 800, 2000, 2500, 1_500_000)]
+    ['0', '2.5', '800', '2k', '2.5k', '1.5M']
+    """
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+#: Pixels a label character takes at the charts' font size (for the overlap test).
+_CHAR_PX = 6.2
+_LINE_PX = 12
+
+
+def place_labels(anchors: Sequence[tuple[float, float, int, bool]], *, top: float = 0.0,
+                 bottom: float = float("inf")) -> list[float]:
+    """A baseline ``y`` for each label so that no two overlap: the first free slot of above
+    its point, higher, higher still, then below, each kept between ``top`` and ``bottom``.
+
+    ``anchors``: ``(x, y, characters, left)`` per label, ``left`` when it is drawn to the left
+    of its point. Labels are placed in the order given.
+
+    >>> place_labels([(100, 50, 10, False), (102, 51, 10, False), (300, 50, 4, False)])
+    [43.0, 30.0, 43.0]
+    """
+    step = _LINE_PX + 2
+    placed: list[tuple[float, float, float, float]] = []
+    out = []
+    for x, y, chars, left in anchors:
+        width = chars * _CHAR_PX
+        x0 = x - 7 - width if left else x + 7
+        slots = [y - 7 - i * step for i in range(4)] + [y + 16 + i * step for i in range(2)]
+        boxes = [(x0, base - _LINE_PX, x0 + width, base) for base in slots]
+        inside = [b for b in boxes if b[1] >= top and b[3] <= bottom] or boxes[:1]
+        box = next((b for b in inside
+                    if not any(b[0] < p[2] and p[0] < b[2] and b[1] < p[3] and p[1] < b[3]
+                               for p in placed)), inside[0])
+        placed.append(box)
+        out.append(float(box[3]))
+    return out
+
+
 def scatter_svg(points: Sequence[tuple[str, float, float]], x_label: str, y_label: str, *,
                 width: int = 360, height: int = 240, y_range: tuple[float, float] = (0, 100)
                 ) -> str:
     """An inline SVG scatter plot of ``(label, x, y)`` points, labelled, with axes and ticks."""
-    left, right, top, bottom = 44, 16, 20, 36
+    left, right, top, bottom = 44, 24, 20, 36
     xs = [p[1] for p in points] or [0.0]
     x_low, x_high = 0.0, nice_top(max(xs))
     y_low, y_high = y_range
@@ -161,7 +206,7 @@ def scatter_svg(points: Sequence[tuple[str, float, float]], x_label: str, y_labe
                      f'text-anchor="end">{y:g}</text>')
     for x in _ticks(x_low, x_high):
         parts.append(f'<text x="{px(x):.1f}" y="{height - bottom + 14}" '
-                     f'text-anchor="middle">{x:.3g}</text>')
+                     f'text-anchor="middle">{tick_text(x)}</text>')
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{height - bottom}" '
                  f'y2="{height - bottom}"/><line class="axis" x1="{left}" x2="{left}" '
                  f'y1="{top}" y2="{height - bottom}"/>')
@@ -169,13 +214,17 @@ def scatter_svg(points: Sequence[tuple[str, float, float]], x_label: str, y_labe
                  f'text-anchor="middle">{html.escape(x_label)}</text>')
     parts.append(f'<text transform="translate(12 {(top + height - bottom) / 2}) rotate(-90)" '
                  f'text-anchor="middle">{html.escape(y_label)}</text>')
-    for label, x, y in points:
+    # Labels right of the middle go left of their point, to stay inside; crowded points get
+    # their labels stacked so none covers another.
+    lefts = [px(x) > width / 2 for _, x, _ in points]
+    baselines = place_labels([(px(x), py(y), len(label), on_left)
+                              for (label, x, y), on_left in zip(points, lefts, strict=True)],
+                             top=0.0, bottom=height - bottom - 1)
+    for (label, x, y), on_left, base in zip(points, lefts, baselines, strict=True):
         parts.append(f'<circle class="point" cx="{px(x):.1f}" cy="{py(y):.1f}" r="5">'
                      f"<title>{html.escape(label)}: {y:.1f} at {x:.3g}</title></circle>"
-                     # Labels right of the middle go left of their point, to stay inside.
-                     + (f'<text x="{px(x) - 7:.1f}" y="{py(y) - 7:.1f}" text-anchor="end">'
-                        if px(x) > width / 2 else
-                        f'<text x="{px(x) + 7:.1f}" y="{py(y) - 7:.1f}">')
+                     + (f'<text x="{px(x) - 7:.1f}" y="{base:.1f}" text-anchor="end">'
+                        if on_left else f'<text x="{px(x) + 7:.1f}" y="{base:.1f}">')
                      + f"{html.escape(label)}</text>")
     parts.append("</svg>")
     return "".join(parts)

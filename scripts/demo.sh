@@ -24,6 +24,7 @@ mkdir -p results
 timings=results/timings.txt
 : > "$timings"
 failed=()
+site_line=""
 
 # Run a command, print and log its wall time; a failing run is recorded and the demo goes on.
 timed() {
@@ -147,7 +148,8 @@ if .venv/bin/agentgym leaderboard --help > /dev/null 2>&1; then
     if [ "${#bundles[@]}" -gt 0 ]; then
         timed "leaderboard build" .venv/bin/agentgym leaderboard build "${bundles[@]}" \
             --out results/site -q
-        echo "Leaderboard: open results/site/index.html (e.g. python3 -m http.server -d results/site)"
+        site_line="Leaderboard: open results/site/index.html (e.g. python3 -m http.server -d results/site)"
+        echo "$site_line"
     fi
     if [ "${#dirty[@]}" -gt 0 ]; then
         # Rejections of a dirty tree's bundles are expected; they do not fail the demo.
@@ -165,6 +167,7 @@ echo "Timings (also in $timings):"
 cat "$timings"
 echo "Results with step traces: results/*.json. Play a game yourself:"
 echo "  .venv/bin/agentgym play agentgym/Sudoku-v0 --seed 3"
+if [ -n "$site_line" ]; then echo "$site_line"; fi
 if [ "${#failed[@]}" -gt 0 ]; then
     printf 'FAILED: %s\n' "${failed[@]}"
     exit 1

@@ -38,12 +38,23 @@ def site(reports: list[ValidationReport], tmp_path_factory: pytest.TempPathFacto
 
 def test_scatter_svg_places_points_on_the_axes() -> None:
     svg = scatter_svg([("a", 0.0, 0.0), ("b", 10.0, 100.0)], "mean steps", "score")
-    # Plot area: x from 44 to 344 (width 360, right margin 16); y from 204 (0) up to 20 (100).
-    # x spans 0 .. 10 (4 intervals of 2.5): 10 steps sit at the right end, 344.
+    # Plot area: x from 44 to 336 (width 360, right margin 24); y from 204 (0) up to 20 (100).
+    # x spans 0 .. 10 (4 intervals of 2.5): 10 steps sit at the right end, 336.
     assert '<circle class="point" cx="44.0" cy="204.0"' in svg
-    assert '<circle class="point" cx="344.0" cy="20.0"' in svg
+    assert '<circle class="point" cx="336.0" cy="20.0"' in svg
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert "<title>b: 100.0 at 10</title>" in svg
+
+
+def test_crowded_points_get_labels_that_do_not_overlap() -> None:
+    svg = scatter_svg([("random (test)", 3.0, 0.0), ("llm (smollm2) (test)", 3.1, 0.0),
+                       ("oracle (test)", 8.0, 65.0)], "mean steps", "score")
+    names = ("random (test)", "llm (smollm2) (test)", "oracle (test)")
+    baselines = [float(re.search(r'y="([\d.]+)"[^>]*>' + re.escape(n) + "<", svg).group(1))
+                 for n in names]
+    assert all(20 <= b < 204 for b in baselines)  # inside the plot, above the x axis
+    assert abs(baselines[0] - baselines[1]) >= 12  # the two crowded labels sit a line apart
+    assert ">4k<" in scatter_svg([("a", 3500.0, 10.0)], "tokens", "score")
 
 
 def test_site_files_and_offline(site: Path, reports: list[ValidationReport]) -> None:
