@@ -111,6 +111,33 @@ def public_view(listing: Listing) -> dict[str, Any]:
     return view
 
 
+def seller_listing(round_index: int, item: dict[str, float], price: float,
+                   claimed: float) -> Listing:
+    """The LLM seller's listing of its round's ``item`` (the Gymnasium and PettingZoo seats).
+
+    A misrepresented claim makes it a fraud by the ground truth the guardian meets.
+    """
+    return {
+        **SELLER_ACCOUNT, "id": f"Y{round_index + 1:02d}", "price": price,
+        "claimed": claimed, "quality": item["quality"],
+        "fraud": misrepresented(claimed, item["quality"]),
+        "signal": round(min(1.0, max(0.0, item["quality"] + item["noise"])), 2),
+        "description": f"Item in {grade(claimed)} condition. Listed by you.",
+        "state": "open", "inspected": False,
+    }
+
+
+def guardian_actions(listings: list[Listing]) -> list[str]:
+    """The guardian's legal actions on a round's listings: per open listing ``inspect``
+    (until inspected), ``buy``, ``skip`` and ``flag``, then ``skip`` (close the round)."""
+    actions = []
+    for x in open_listings(listings):
+        if not x["inspected"]:
+            actions.append(f"inspect({x['id']})")
+        actions += [f"buy({x['id']})", f"skip({x['id']})", f"flag({x['id']})"]
+    return [*actions, "skip"]
+
+
 def render_line(x: Listing) -> str:
     """One listing as the evidence a guardian weighs."""
     seen = f" | inspected: {x['signal']:.2f}" if x["inspected"] else ""
@@ -349,13 +376,7 @@ class BazaarC2CEnv(TextEnv):
                 f"list({0.9 * VALUE_SCALE:.2f}, 0.95)",
                 "pass",
             ]
-        actions = []
-        for x in open_listings(self._current):
-            lid = x["id"]
-            if not x["inspected"]:
-                actions.append(f"inspect({lid})")
-            actions += [f"buy({lid})", f"skip({lid})", f"flag({lid})"]
-        return [*actions, "skip"]
+        return guardian_actions(self._current)
 
     def _parse(self, text: str) -> tuple[Any, str]:
         return parse_move(text, self.role)
@@ -388,15 +409,7 @@ class BazaarC2CEnv(TextEnv):
         mine = None
         if verb == "list":
             price, claimed = arg
-            mine = {
-                **SELLER_ACCOUNT, "id": f"Y{self._round + 1:02d}", "price": price,
-                "claimed": claimed, "quality": item["quality"],
-                # A misrepresented listing is a fraud by the ground truth the guardian meets.
-                "fraud": misrepresented(claimed, item["quality"]),
-                "signal": round(min(1.0, max(0.0, item["quality"] + item["noise"])), 2),
-                "description": f"Item in {grade(claimed)} condition. Listed by you.",
-                "state": "open", "inspected": False,
-            }
+            mine = seller_listing(self._round, item, price, claimed)
             listings.append(mine)
         # The scripted guardian screens every listing (the baseline rule), then buyers buy.
         while opened := open_listings(listings):

@@ -35,22 +35,22 @@ from agentgym.draws import Draws
 
 from .env import (
     BUYER_FORMAT,
-    SELLER_ACCOUNT,
     SELLER_FORMAT,
     check_market_kwargs,
+    guardian_actions,
     parse_move,
     public_view,
     render_table,
+    seller_listing,
 )
 from .market import (
     VALUE_SCALE,
     apply_guardian,
     close_round,
-    misrepresented,
     open_listings,
     seller_reward,
 )
-from .sellers import grade, make_rounds, make_seller_items
+from .sellers import make_rounds, make_seller_items
 
 __all__ = ["AGENTS", "BazaarC2CParallelEnv"]
 
@@ -186,14 +186,7 @@ class BazaarC2CParallelEnv(ParallelEnv):
         self._mine = None
         if verb == "list":
             price, claimed = arg
-            self._mine = {
-                **SELLER_ACCOUNT, "id": f"Y{self._round + 1:02d}", "price": price,
-                "claimed": claimed, "quality": item["quality"],
-                "fraud": misrepresented(claimed, item["quality"]),
-                "signal": round(min(1.0, max(0.0, item["quality"] + item["noise"])), 2),
-                "description": f"Item in {grade(claimed)} condition. Listed by you.",
-                "state": "open", "inspected": False,
-            }
+            self._mine = seller_listing(self._round, item, price, claimed)
             self._market[self._round].append(self._mine)
             self._event = f"The seller listed {self._mine['id']}."
         else:
@@ -239,12 +232,7 @@ class BazaarC2CParallelEnv(ParallelEnv):
             return [f"list({max(item['cost'], 0.9 * value):.2f}, {item['quality']:.2f})", "pass"]
         if self._phase != "guard":
             return ["wait"]
-        actions = []
-        for x in open_listings(self._market[self._round]):
-            if not x["inspected"]:
-                actions.append(f"inspect({x['id']})")
-            actions += [f"buy({x['id']})", f"skip({x['id']})", f"flag({x['id']})"]
-        return [*actions, "skip"]
+        return guardian_actions(self._market[self._round])
 
     def _observations(self) -> dict[str, str]:
         r = min(self._round, self.rounds - 1)
