@@ -34,7 +34,7 @@ from agentgym.core import CONTRACT_INFO_KEYS, TextEnv
 from agentgym.envinfo import REQUIRED, UNKNOWN, env_creator, env_kwargs
 from agentgym.server.metrics import Metrics
 from agentgym.server.openenv import OPENENV_PREFIX, OpenEnvRoutes
-from agentgym.server.protocol import WS_OPS, ProtocolError, dumps, loads
+from agentgym.server.protocol import WS_OPS, ProtocolError, dumps, loads_object
 from agentgym.server.sessions import Reply, SessionStore
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app", "env_schema", "serve"]
@@ -264,7 +264,7 @@ def create_app(
         raw = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         if not raw.strip():
             return {}
-        return _parse(raw)
+        return loads_object(raw)
 
     async def session_http(
         scope: Scope, receive: Receive, send: Send, op: str, has_body: bool, sid: str | None
@@ -334,7 +334,7 @@ def create_app(
         try:
             if len(data) > max_body:
                 raise ProtocolError(f"message over {max_body} bytes", 413)
-            payload = _parse(data)
+            payload = loads_object(data)
             rid = payload.get("request_id")
             op = payload.get("op")
             if op not in WS_OPS:
@@ -420,16 +420,6 @@ def create_app(
         return await app(scope, receive, send)
 
     return _TokenGate(front, token)
-
-
-def _parse(raw: str | bytes) -> dict[str, Any]:
-    try:
-        payload = loads(raw)
-    except ValueError as exc:
-        raise ProtocolError(f"malformed JSON: {exc}") from None
-    if not isinstance(payload, dict):
-        raise ProtocolError(f"the body must be a JSON object, got {type(payload).__name__}")
-    return payload
 
 
 def serve(

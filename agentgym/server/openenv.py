@@ -54,7 +54,7 @@ from starlette.types import Receive, Scope, Send
 
 import agentgym
 from agentgym.envinfo import env_creator
-from agentgym.server.protocol import ProtocolError, dumps, loads
+from agentgym.server.protocol import ProtocolError, dumps, loads, loads_object
 from agentgym.server.sessions import Reply
 
 __all__ = ["OPENENV_PREFIX", "OpenEnvRoutes", "openenv_url", "split_openenv_path"]
@@ -365,13 +365,7 @@ async def _read_json(receive: Receive, max_body: int) -> dict[str, Any]:
     raw = b"".join(chunks)
     if not raw.strip():
         return {}
-    try:
-        payload = loads(raw)
-    except ValueError as exc:
-        raise ProtocolError(f"malformed JSON: {exc}") from None
-    if not isinstance(payload, dict):
-        raise ProtocolError(f"the body must be a JSON object, got {type(payload).__name__}")
-    return payload
+    return loads_object(raw)
 
 
 async def _send(send: Send, status: int, body: Any) -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "check_fields",
     "dumps",
     "loads",
+    "loads_object",
     "parse_request_id",
 ]
 
@@ -102,6 +103,25 @@ class ProtocolError(ValueError):
         super().__init__(message)
         self.status = status
         self.headers = dict(headers or {})
+
+
+def loads_object(raw: str | bytes) -> dict[str, Any]:
+    """A message that must be one JSON object (an HTTP body, a WebSocket frame).
+
+    >>> loads_object(b'{"op": "reset"}')
+    {'op': 'reset'}
+    >>> loads_object("[1]")
+    Traceback (most recent call last):
+    ...
+    agentgym.server.protocol.ProtocolError: the body must be a JSON object, got list
+    """
+    try:
+        payload = loads(raw)
+    except ValueError as exc:
+        raise ProtocolError(f"malformed JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise ProtocolError(f"the body must be a JSON object, got {type(payload).__name__}")
+    return payload
 
 
 def parse_request_id(body: dict[str, Any]) -> str | None:
