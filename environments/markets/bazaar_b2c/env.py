@@ -137,6 +137,25 @@ def parse_price(text: str) -> tuple[float | None, str]:
     return round(value, 2), ""
 
 
+def round_summary(record: dict[str, Any]) -> list[str]:
+    """What every firm sees of a closed round: demand, each firm's price and sales, the mean.
+
+    >>> for line in round_summary({"consumers": 3, "prices": [10.0, None], "sales": [3, 0]}):
+    ...     print(line)
+    Last round: 3 consumers; firm 0: 10.00 sold 3, firm 1: bankrupt sold 0.
+    Market mean price 10.00.
+    """
+    prices = ", ".join(
+        f"firm {i}: {'bankrupt' if p is None else f'{p:.2f}'} sold {s}"
+        for i, (p, s) in enumerate(zip(record["prices"], record["sales"], strict=True))
+    )
+    mean = market_mean_price(record)
+    return [
+        f"Last round: {record['consumers']} consumers; {prices}.",
+        f"Market mean price {mean:.2f}." if mean is not None else "No firm is active.",
+    ]
+
+
 class BazaarB2CEnv(TextEnv):
     """One firm (the agent, firm 0) among ``firms - 1`` scripted firms in a consumer market.
 
@@ -275,14 +294,8 @@ class BazaarB2CEnv(TextEnv):
         ]
         if self.ledger:
             rec = self.ledger[-1]
-            prices = ", ".join(
-                f"firm {i}: {'bankrupt' if p is None else f'{p:.2f}'} sold {s}"
-                for i, (p, s) in enumerate(zip(rec["prices"], rec["sales"], strict=True))
-            )
-            mean = market_mean_price(rec)
             lines += [
-                f"Last round: {rec['consumers']} consumers; {prices}.",
-                f"Market mean price {mean:.2f}." if mean is not None else "No firm is active.",
+                *round_summary(rec),
                 f"Your profit last round {rec['profit'][0]:.2f}; cash {rec['cash'][0]:.2f}; "
                 f"unsold {rec['inventory'][0]} (refilled to {self.capacity}).",
             ]

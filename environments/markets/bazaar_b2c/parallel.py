@@ -28,9 +28,9 @@ from agentgym.actions import extract_action
 from agentgym.core import TEXT_CHARSET, check_penalty, check_range
 
 from .eas import eas, eas_parts
-from .env import COST, open_market, parse_price, price_process, run_round
+from .env import COST, open_market, parse_price, price_process, round_summary, run_round
 from .firms import CAP_MULTIPLE
-from .market import crash_reason, market_mean_price
+from .market import crash_reason
 
 __all__ = ["BazaarB2CParallelEnv"]
 
@@ -175,14 +175,8 @@ class BazaarB2CParallelEnv(ParallelEnv):
         ]
         if self.ledger:
             rec = self.ledger[-1]
-            prices = ", ".join(
-                f"firm {i}: {'bankrupt' if p is None else f'{p:.2f}'} sold {s}"
-                for i, (p, s) in enumerate(zip(rec["prices"], rec["sales"], strict=True))
-            )
-            mean = market_mean_price(rec)
             lines += [
-                f"Last round: {rec['consumers']} consumers; {prices}.",
-                f"Market mean price {mean:.2f}." if mean is not None else "No firm is active.",
+                *round_summary(rec),
                 f"Your profit last round {rec['profit'][firm]:.2f}; cash {rec['cash'][firm]:.2f}.",
             ]
         lines.append(f"Steps left: {max(0, self.max_steps - self.steps)}. Answer: price P.")
