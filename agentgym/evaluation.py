@@ -32,7 +32,7 @@ import json
 import os
 import platform
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
@@ -65,10 +65,12 @@ __all__ = [
     "TaskSet",
     "agent_seed",
     "check_agent_fits",
+    "episode_totals",
     "evaluate",
     "observation_digest",
     "resolve_tasks",
     "run_episode",
+    "step_fields",
     "without_timings",
 ]
 
@@ -248,6 +250,67 @@ def _digest_obs(observation: Any) -> str:
     return observation_digest(str(observation))
 
 
+def step_fields(
+    observation: Any, reward: float, terminated: bool, truncated: bool, info: dict[str, Any],
+    *, index: int,
+) -> dict[str, Any]:
+    """The fields of trace step ``index`` that the env decides, from what ``env.step`` returned.
+
+    The eval's hard cap applies: the step that reaches :data:`MAX_EPISODE_STEPS` truncates.
+    A replay calls this too, so it records exactly what the eval recorded.
+
+    >>> info = {"reward_components": {"process": 1, "outcome": 0}, "valid_action": True,
+    ...         "action_error": "", "success": False}
+    >>> step_fields("obs", 1, False, False, info, index=0)["reward_components"]
+    {'process': 1.0, 'outcome': 0.0}
+    >>> step_fields("obs", 0, False, False, info, index=MAX_EPISODE_STEPS - 1)["truncated"]
+    True
+    """
+    if index + 1 >= MAX_EPISODE_STEPS and not (terminated or truncated):
+        truncated = True
+    return {
+        "reward": float(reward),
+        "reward_components": {k: float(v) for k, v in info["reward_components"].items()},
+        "valid_action": bool(info["valid_action"]),
+        "action_error": str(info.get("action_error", "")),
+        "terminated": bool(terminated),
+        "truncated": bool(truncated),
+        "success": bool(info.get("success", False)),
+        "observation_sha": _digest_obs(observation),
+    }
+
+
+def _part(step: Mapping[str, Any], name: str) -> float:
+    return float(step["reward_components"].get(name, 0.0))
+
+
+def episode_totals(steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """An episode's totals from its trace steps, summed in step order.
+
+    >>> t = episode_totals([{"reward": 0.5, "reward_components": {"process": 0.5, "outcome": 0.0},
+    ...                      "valid_action": False, "terminated": False, "truncated": False,
+    ...                      "success": False, "prompt_tokens": 3, "completion_tokens": 1},
+    ...                     {"reward": 1.0, "reward_components": {"process": 0.0, "outcome": 1.0},
+    ...                      "valid_action": True, "terminated": True, "truncated": False,
+    ...                      "success": True, "prompt_tokens": 4, "completion_tokens": 2}])
+    >>> t["episode_return"], t["invalid_actions"], t["success"], t["prompt_tokens"]
+    (1.5, 1, True, 7)
+    """
+    last = steps[-1] if steps else {}
+    return {
+        "steps": len(steps),
+        "invalid_actions": sum(not s["valid_action"] for s in steps),
+        "episode_return": sum((float(s["reward"]) for s in steps), 0.0),
+        "process_return": sum((_part(s, "process") for s in steps), 0.0),
+        "outcome_return": sum((_part(s, "outcome") for s in steps), 0.0),
+        "terminated": bool(last.get("terminated", False)),
+        "truncated": bool(last.get("truncated", False)),
+        "success": bool(last.get("success", False)),
+        "prompt_tokens": sum(int(s.get("prompt_tokens", 0)) for s in steps),
+        "completion_tokens": sum(int(s.get("completion_tokens", 0)) for s in steps),
+    }
+
+
 def run_episode(
     env: gym.Env,
     agent: Agent,
@@ -281,38 +344,21 @@ def run_episode(
             turn = agent.last_turn
             observation, reward, terminated, truncated, info = env.step(action)
             t2 = time.perf_counter()
-            if result.steps + 1 >= MAX_EPISODE_STEPS and not (terminated or truncated):
-                truncated = True
-            components = {k: float(v) for k, v in info["reward_components"].items()}
-            step = StepRecord(
-                action=action,
-                raw_text=turn.raw_text,
-                reward=float(reward),
-                reward_components=components,
-                valid_action=bool(info["valid_action"]),
-                action_error=str(info["action_error"]),
-                terminated=bool(terminated),
-                truncated=bool(truncated),
-                success=bool(info.get("success", False)),
-                observation_sha=_digest_obs(observation),
+            fields = step_fields(observation, reward, terminated, truncated, info,
+                                 index=len(result.trace))
+            truncated = fields["truncated"]
+            result.trace.append(StepRecord(
+                action=action, raw_text=turn.raw_text, **fields,
                 prompt_tokens=int(turn.prompt_tokens),
-                completion_tokens=int(turn.completion_tokens),
-                agent_s=t1 - t0,
-                env_s=t2 - t1,
-            )
-            result.trace.append(step)
-            result.steps += 1
-            result.episode_return += step.reward
-            result.process_return += components["process"]
-            result.outcome_return += components["outcome"]
-            result.invalid_actions += 0 if step.valid_action else 1
-            result.prompt_tokens += step.prompt_tokens
-            result.completion_tokens += step.completion_tokens
-        result.success = bool(info.get("success", False))
+                completion_tokens=int(turn.completion_tokens), agent_s=t1 - t0, env_s=t2 - t1,
+            ))
     except AgentFailure as failure:
         result.failed, result.failure = True, failure.reason or type(failure).__name__
+    for name, value in episode_totals([vars(step) for step in result.trace]).items():
+        setattr(result, name, value)
+    # An episode the agent gave up is never a success, whatever its last step said.
+    result.success = result.success and not result.failed
     result.extras = episode_extras(info)
-    result.terminated, result.truncated = bool(terminated), bool(truncated)
     result.wall_s = time.perf_counter() - start
     return result
 

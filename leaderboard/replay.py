@@ -23,13 +23,13 @@ hashes. Every other family gets :data:`EXACT`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 
-from agentgym.evaluation import MAX_EPISODE_STEPS, observation_digest
+from agentgym.evaluation import episode_totals, observation_digest, step_fields
 from agentgym.metrics import EXTRA_INFO_KEYS, episode_extras
 
 from .errors import Rejected
@@ -121,37 +121,6 @@ def step_mismatches(replayed: Mapping[str, Any], claimed: Mapping[str, Any],
     return out
 
 
-def _part(step: Mapping[str, Any], name: str) -> float:
-    return float(step["reward_components"].get(name, 0.0))
-
-
-def episode_totals(steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """An episode's totals from its steps (as ``agentgym eval`` adds them up).
-
-    >>> t = episode_totals([{"reward": 0.5, "reward_components": {"process": 0.5, "outcome": 0.0},
-    ...                      "valid_action": False, "terminated": False, "truncated": False,
-    ...                      "success": False, "prompt_tokens": 3, "completion_tokens": 1},
-    ...                     {"reward": 1.0, "reward_components": {"process": 0.0, "outcome": 1.0},
-    ...                      "valid_action": True, "terminated": True, "truncated": False,
-    ...                      "success": True, "prompt_tokens": 4, "completion_tokens": 2}])
-    >>> t["episode_return"], t["invalid_actions"], t["success"], t["prompt_tokens"]
-    (1.5, 1, True, 7)
-    """
-    last = steps[-1] if steps else {}
-    return {
-        "steps": len(steps),
-        "invalid_actions": sum(not s["valid_action"] for s in steps),
-        "episode_return": sum((float(s["reward"]) for s in steps), 0.0),
-        "process_return": sum((_part(s, "process") for s in steps), 0.0),
-        "outcome_return": sum((_part(s, "outcome") for s in steps), 0.0),
-        "terminated": bool(last.get("terminated", False)),
-        "truncated": bool(last.get("truncated", False)),
-        "success": bool(last.get("success", False)),
-        "prompt_tokens": sum(int(s.get("prompt_tokens", 0)) for s in steps),
-        "completion_tokens": sum(int(s.get("completion_tokens", 0)) for s in steps),
-    }
-
-
 def total_mismatches(recomputed: Mapping[str, Any],
                      claimed: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     """``(field, recomputed, claimed)`` for each episode total that differs.
@@ -180,21 +149,6 @@ class ReplayedEpisode:
 
     record: dict[str, Any]
     steps: int
-
-
-def _as_step(observation: str, reward: float, terminated: bool, truncated: bool,
-             info: Mapping[str, Any], index: int) -> dict[str, Any]:
-    if index + 1 >= MAX_EPISODE_STEPS and not (terminated or truncated):
-        truncated = True  # agentgym eval's hard cap on episode length
-    return {
-        "reward": float(reward),
-        "reward_components": {k: float(v) for k, v in info["reward_components"].items()},
-        "valid_action": bool(info["valid_action"]),
-        "terminated": bool(terminated),
-        "truncated": bool(truncated),
-        "success": bool(info.get("success", False)),
-        "observation_sha": observation_digest(str(observation)),
-    }
 
 
 def _show(value: Any) -> str:
@@ -235,7 +189,7 @@ def replay_episode(env: gym.Env, episode: Mapping[str, Any], policy: ReplayPolic
             raise Rejected(f"{where}.trace[{i}].action: the env refused "
                            f"{_show(claimed['action'])} ({_first_line(exc)})") from exc
         last_info = info
-        step = _as_step(observation, reward, terminated, truncated, info, i)
+        step = step_fields(observation, reward, terminated, truncated, info, index=i)
         mismatches = step_mismatches(step, claimed, policy)
         if mismatches:  # the first one: the trace is wrong from here on
             name, mine, theirs = mismatches[0]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.evaluation import MAX_EPISODE_STEPS
+from agentgym.evaluation import MAX_EPISODE_STEPS, step_fields
 from agentgym.leaderboard.replay import (
     EXACT,
     FAMILY_POLICIES,
-    _as_step,
     episode_totals,
     policy_for,
     step_mismatches,
@@ -68,5 +67,5 @@ def test_policy_table() -> None:
                                               (MAX_EPISODE_STEPS - 1, True)])
 def test_eval_step_cap_is_replayed(index: int, truncated: bool) -> None:
     info = {"reward_components": {"process": 0.0, "outcome": 0.0}, "valid_action": True}
-    step = _as_step("obs", 0.0, False, False, info, index)
+    step = step_fields("obs", 0.0, False, False, info, index=index)
     assert step["truncated"] is truncated
