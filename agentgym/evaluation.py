@@ -613,7 +613,8 @@ def evaluate(
     report = EvalReport(
         **{k: v for k, v in header.items() if k != "schema"},
         episodes=played,
-        summary=summarise([e.to_json() for e in played], trials=trials,
+        # vars, not to_json: the summary reads the totals, and asdict would copy every trace.
+        summary=summarise([vars(e) for e in played], trials=trials,
                           family=family_of(env_id)),
         versions=versions(),
     )
