@@ -6,6 +6,7 @@ import json
 import os
 
 import pytest
+from test_cli_eval import one_error_line
 
 from agentgym import cli, evaluation
 from agentgym.eval_journal import journal_path
@@ -13,14 +14,6 @@ from agentgym.metrics import summarise
 from agentgym.splits import task_set_hash
 
 TTT = "agentgym/TicTacToe-v0"
-
-
-def one_error_line(capsys) -> str:
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @pytest.mark.parametrize(
