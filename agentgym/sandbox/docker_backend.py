@@ -113,15 +113,19 @@ def reap_orphans(client: Any = None) -> int:
     client = client or _client()
     host = socket.gethostname()
     removed = 0
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL}.host={host}"}):
+    # The low-level listing: containers.list() inspects each container after listing them,
+    # and raises NotFound when another process removes one in between.
+    for summary in client.api.containers(all=True, filters={"label": f"{LABEL}.host={host}"}):
+        labels = summary.get("Labels") or {}
         try:
-            os.kill(int(container.labels.get(f"{LABEL}.pid", "")), 0)
+            os.kill(int(labels.get(f"{LABEL}.pid", "")), 0)
             continue  # the owner still runs
         except ProcessLookupError:
             pass
         except (ValueError, PermissionError):
             continue  # no pid label, or a live process of another user
-        _remove(container)
+        with contextlib.suppress(Exception):  # already gone (removed by its owner's reaper)
+            client.api.remove_container(summary["Id"], force=True)
         removed += 1
     return removed
 
