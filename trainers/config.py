@@ -55,11 +55,20 @@ class RunConfig:
     dtype: str = ""  # "": the model's default; "bfloat16" on a GPU
     lora_rank: int = 0  # > 0: train LoRA adapters of this rank (peft) instead of all weights
     lora_alpha: float = 16.0
+    # > 0: train only the last N transformer blocks and the final norm; the blocks below are
+    # frozen, so the backward pass stops above them (SmolLM2, last 4 of 30: 3.3x faster on CPU)
+    trainable_layers: int = 0
     system_prompt: str = ""  # "": the env's own system prompt
+    history_turns: int = -1  # earlier exchanges kept in each prompt (-1: all; 0: none)
     checkpoint_every: int = 1  # updates between checkpoints (0: only at the end)
     resume: bool = False  # continue from out_dir/checkpoint
     progress: bool = True  # the console progress bar
     plots: bool = True  # PNG curves at the end of the run
+
+    @property
+    def history(self) -> int | None:
+        """``history_turns`` as :class:`~agentgym.llm.chat.ChatTokens` takes it (None: all)."""
+        return None if self.history_turns < 0 else self.history_turns
 
     def check(self) -> None:
         """Raise ``ValueError`` (one line) for a value out of range."""
@@ -67,6 +76,10 @@ class RunConfig:
         _at_least("checkpoint_every", self.checkpoint_every, 0)
         _at_least("seed", self.seed, 0)
         _at_least("lora_rank", self.lora_rank, 0)
+        _at_least("history_turns", self.history_turns, -1)
+        _at_least("trainable_layers", self.trainable_layers, 0)
+        if self.trainable_layers and self.lora_rank:
+            raise ValueError("set trainable_layers or lora_rank, not both")
         if self.dtype and self.dtype not in ("float32", "float16", "bfloat16"):
             raise ValueError(f"dtype must be float32, float16 or bfloat16; got {self.dtype!r}")
         if not self.lr > 0:

@@ -40,6 +40,8 @@ from agentgym.trainers.records import StepRecord, StepTable
 
 __all__ = [
     "Policy",
+    "decoder_blocks",
+    "freeze_below",
     "grpo_advantages",
     "load_policy",
     "make_env_factory",
@@ -70,6 +72,8 @@ def load_policy(cfg: RunConfig) -> Policy:
 
     dtype = getattr(torch, cfg.dtype) if cfg.dtype else None
     model, tokenizer = load_model(cfg.model, device=cfg.device, dtype=dtype, seed=cfg.seed)
+    if cfg.trainable_layers:
+        freeze_below(model, cfg.trainable_layers)
     if cfg.lora_rank:
         from peft import LoraConfig, get_peft_model
 
@@ -78,6 +82,44 @@ def load_policy(cfg: RunConfig) -> Policy:
                           target_modules="all-linear", task_type="CAUSAL_LM")
         model = get_peft_model(model, lora)
     return Policy(model, tokenizer, make_sampler(model, tokenizer))
+
+
+def decoder_blocks(model: torch.nn.Module) -> torch.nn.ModuleList:
+    """The stack of transformer blocks of a causal LM (the ModuleList with one per layer)."""
+    count = getattr(getattr(model, "config", None), "num_hidden_layers", None)
+    for module in model.modules():
+        if isinstance(module, torch.nn.ModuleList) and len(module) == count:
+            return module
+    raise ValueError(f"cannot find the transformer blocks of {type(model).__name__}")
+
+
+def freeze_below(model: torch.nn.Module, layers: int) -> None:
+    """Train only the last ``layers`` blocks and what follows them (the final norm).
+
+    The embeddings stay frozen (and a tied output head with them): were they trainable, the
+    backward pass would run through every block again to reach them.
+
+    >>> from agentgym.llm.models import byte_tokenizer, tiny_random_model
+    >>> model = tiny_random_model(byte_tokenizer(), layers=2)
+    >>> freeze_below(model, 1)
+    >>> sorted({n.split(".")[2] for n, p in model.named_parameters() if p.requires_grad})
+    ['1', 'weight']
+    >>> freeze_below(model, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: trainable_layers=3 but the model has 2 blocks
+    """
+    blocks = decoder_blocks(model)
+    if not 1 <= layers <= len(blocks):
+        raise ValueError(f"trainable_layers={layers} but the model has {len(blocks)} blocks")
+    model.requires_grad_(False)
+    for block in blocks[len(blocks) - layers :]:
+        block.requires_grad_(True)
+    # The final norm is a sibling of the blocks, after them.
+    parent = next(m for m in model.modules() if any(c is blocks for c in m.children()))
+    for name, child in parent.named_children():
+        if "norm" in name:
+            child.requires_grad_(True)
 
 
 def trainable(model: torch.nn.Module) -> list[torch.nn.Parameter]:
@@ -223,7 +265,7 @@ def train(
             table = rollout(make_env, policy, seeds=seeds, group_size=cfg.group_size,
                             max_turns=cfg.max_turns, max_new_tokens=cfg.max_new_tokens,
                             temperature=cfg.temperature, system_prompt=cfg.system_prompt or None,
-                            seed=cfg.seed * 1_000_003 + update)
+                            seed=cfg.seed * 1_000_003 + update, history_turns=cfg.history)
             row: dict[str, Any] = {"update": update + 1}
             row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
 

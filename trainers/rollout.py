@@ -14,7 +14,8 @@ Envs are used only through the Gymnasium API and the contract methods (``score_a
 The conversation of an episode is a :class:`~agentgym.llm.chat.ChatTokens`: the system prompt
 (the env's own by default), then per turn the observation as a user message (the error of an
 invalid action first, as :class:`~agentgym.wrappers.chat.ChatObservation` writes it) and the
-sampled completion verbatim. The prompt ids, completion ids and log-probs in each row are the
+sampled completion verbatim (with ``history_turns=N``, only the last N exchanges stay in
+the prompt). The prompt ids, completion ids and log-probs in each row are the
 sampler's own; the text goes to ``env.step`` only. Each generate call batches every episode
 still running, and sampling stops at ``</action>``.
 
@@ -131,14 +132,22 @@ class _Episode:
     """One running episode: its env, its conversation, and the observation it must answer."""
 
     def __init__(
-        self, env: gym.Env, tokenizer: Any, system: str, *, index: int, group: int, seed: int
+        self,
+        env: gym.Env,
+        tokenizer: Any,
+        system: str,
+        *,
+        index: int,
+        group: int,
+        seed: int,
+        history_turns: int | None = None,
     ) -> None:
         self.env = env
         self.index = index
         self.group = group
         self.observation, info = env.reset(seed=seed)
         self.env_state_key = info.get("state_key")
-        self.chat = ChatTokens(tokenizer, system)
+        self.chat = ChatTokens(tokenizer, system, history_turns=history_turns)
         self.chat.add_user(render_user(str(self.observation)))
         self.turn = 0
         self.done = False
@@ -263,6 +272,7 @@ def rollout_groups(
     system_prompt: str | None = None,
     seed: int | None = None,
     max_prompt_tokens: int | None = None,
+    history_turns: int | None = None,
 ) -> StepTable:
     """Play ``group_size`` episodes from each seed; one row per agent turn.
 
@@ -274,6 +284,8 @@ def rollout_groups(
     policy weights, envs and seed give the same table. ``make_env`` is called once per
     episode; every env it makes is closed before returning. ``max_prompt_tokens`` ends an
     episode (truncated) before a prompt would exceed it; a first prompt over it is refused.
+    ``history_turns`` (None: all) is how many earlier exchanges each prompt keeps (see
+    :class:`~agentgym.llm.chat.ChatTokens`).
     """
     seeds = _check_seeds(seeds)
     group_size = _check_int("group_size", group_size, 1)
@@ -288,7 +300,8 @@ def rollout_groups(
             group = index // group_size
             system = system_prompt if system_prompt is not None else system_prompt_for(env)
             episodes.append(
-                _Episode(env, policy.tokenizer, system, index=index, group=group, seed=seeds[group])
+                _Episode(env, policy.tokenizer, system, index=index, group=group, seed=seeds[group],
+                         history_turns=history_turns)
             )
         stats.env_seconds += time.perf_counter() - start
         for episode in episodes:
@@ -360,6 +373,7 @@ def rollout_state_groups(
     system_prompt: str | None = None,
     seed: int | None = None,
     max_prompt_tokens: int | None = None,
+    history_turns: int | None = None,
 ) -> StepTable:
     """One episode per seed; at each state ``k`` scored candidates, the best one committed.
 
@@ -371,7 +385,8 @@ def rollout_state_groups(
     own ``reward_components`` and end flags; the others ``{"process": score, "outcome": 0.0}``
     (what a step would have paid as outcome is not known without taking it).
 
-    Refuses ``k < 2`` (a group of one has no spread) and an env without ``score_actions``,
+    ``max_prompt_tokens`` and ``history_turns`` work as in :func:`rollout_groups`. Refuses
+    ``k < 2`` (a group of one has no spread) and an env without ``score_actions``,
     before any generation, with a one-line :class:`ValueError`.
     """
     seeds = _check_seeds(seeds)
@@ -387,7 +402,8 @@ def rollout_state_groups(
         for index, env in enumerate(envs):
             system = system_prompt if system_prompt is not None else system_prompt_for(env)
             episodes.append(
-                _Episode(env, policy.tokenizer, system, index=index, group=index, seed=seeds[index])
+                _Episode(env, policy.tokenizer, system, index=index, group=index, seed=seeds[index],
+                         history_turns=history_turns)
             )
         stats.env_seconds += time.perf_counter() - start
         for episode in episodes:

@@ -57,7 +57,8 @@ def agent_turns(cfg: SFTConfig, tokenizer: Any) -> tuple[list[tuple[list[int], l
             agent = make_agent(cfg.agent)
             observation, info = env.reset(seed=seed)
             agent.reset(env, seed=seed)
-            chat = ChatTokens(tokenizer, cfg.system_prompt or system_prompt_for(env))
+            chat = ChatTokens(tokenizer, cfg.system_prompt or system_prompt_for(env),
+                              history_turns=cfg.history)
             chat.add_user(render_user(str(observation)))
             for _ in range(cfg.max_turns):
                 text = f"<action>{agent.act(observation, info)}</action>"

@@ -82,7 +82,7 @@ def train(
             table = rollout(make_env, policy, seeds=seeds, k=cfg.k, max_turns=cfg.max_turns,
                             max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                             system_prompt=cfg.system_prompt or None,
-                            seed=cfg.seed * 1_000_003 + update)
+                            seed=cfg.seed * 1_000_003 + update, history_turns=cfg.history)
             row: dict[str, Any] = {"update": update + 1}
             row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
 

@@ -14,8 +14,9 @@ and the sampled completion ids verbatim. Sampling stops at the env's stop string
 * Bounded context: when the next prompt would be longer than ``max_prompt_tokens`` (default:
   the model's context length minus ``max_new_tokens``), the agent *stops the episode* with
   :class:`~agentgym.agents.base.AgentFailure` (the evaluation records it as failed, with the
-  reason and the steps done); it never drops earlier turns, so the model always reads the
-  conversation the trainers would have built.
+  reason and the steps done); it never drops earlier turns on its own, so the model always
+  reads the conversation the trainers would have built. ``history_turns=N`` keeps only the
+  last N exchanges, as a model trained with the trainers' ``history_turns = N`` saw them.
 * Per turn, :attr:`LocalLLMAgent.last_turn` holds the full reply and the prompt and completion
   token counts.
 
@@ -138,6 +139,7 @@ class LocalLLMAgent(Agent):
         max_new_tokens: int = 64,
         max_prompt_tokens: int | None = None,
         system_prompt: str | None = None,
+        history_turns: int | None = None,
         device: str = "cpu",
         threads: int | None = None,
     ) -> None:
@@ -148,6 +150,10 @@ class LocalLLMAgent(Agent):
         if system_prompt is not None and (not isinstance(system_prompt, str)
                                           or not system_prompt.strip()):
             raise ValueError("system_prompt must be a non-empty string (or unset)")
+        if history_turns is not None and (isinstance(history_turns, bool)
+                                          or not isinstance(history_turns, int)
+                                          or history_turns < 0):
+            raise ValueError(f"history_turns must be an int >= 0 or unset, got {history_turns!r}")
         if not isinstance(device, str) or not device:
             raise ValueError(f"device must be a torch device name, got {device!r}")
         self.temperature = float(temperature)
@@ -155,6 +161,7 @@ class LocalLLMAgent(Agent):
         self.max_new_tokens = max_new_tokens
         self.max_prompt_tokens = max_prompt_tokens
         self.system_prompt = system_prompt
+        self.history_turns = history_turns
         if threads is not None:
             _positive_int("threads", threads)
         self.threads = threads
@@ -183,7 +190,7 @@ class LocalLLMAgent(Agent):
             torch.set_num_threads(self.threads)
         _, tokenizer, _ = _loaded(self.model, self.device)
         system = self.system_prompt if self.system_prompt is not None else system_prompt_for(env)
-        self._chat = ChatTokens(tokenizer, system)
+        self._chat = ChatTokens(tokenizer, system, history_turns=self.history_turns)
         self._stops = stop_sequences_for(env)
         self._seed = seed
         self._turn = 0
@@ -234,6 +241,8 @@ class LocalLLMAgent(Agent):
             "threads": self.threads,
             "prompt": "standard" if self.system_prompt is None else "custom",
         }
+        if self.history_turns is not None:
+            described["history_turns"] = self.history_turns
         if self.system_prompt is not None:
             described["system_prompt"] = self.system_prompt
         return described

@@ -13,7 +13,9 @@ generation prefix, the end of an assistant turn; see :class:`ChatPieces`) and th
   and the end-of-turn ids.
 
 So the ids of every turn are a prefix of the next turn's, and ``agent_mask`` is 1 on exactly
-the ids the sampler produced. A tokenizer without a chat template gets
+the ids the sampler produced. (``history_turns=N`` is the one exception to appending: it keeps
+the last N exchanges, and the prompt is rebuilt from their stored ids when the oldest drops
+out.) A tokenizer without a chat template gets
 :data:`FALLBACK_PIECES`, a fixed plain-text layout.
 
 >>> from agentgym.llm.models import byte_tokenizer
@@ -153,6 +155,9 @@ class ChatTokens:
     ``ids`` is the conversation so far; ``agent_mask`` has one entry per id, 1 exactly on
     the ids given to :meth:`add_assistant` (the sampled completions), 0 on everything the
     template or the env wrote. Turns alternate: ``add_user``, ``add_assistant``, ``add_user``...
+    ``history_turns`` (None: the whole conversation) keeps only the last N exchanges in the
+    prompt; 0 answers each observation alone, which is enough (and far shorter) when the
+    observation shows the whole state, as the games' boards do.
 
     >>> from agentgym.llm.models import byte_tokenizer
     >>> chat = ChatTokens(byte_tokenizer(), "S")
@@ -162,11 +167,24 @@ class ChatTokens:
     ValueError: add_assistant must follow add_user (turns alternate, starting with the user)
     """
 
-    def __init__(self, tokenizer: Any, system: str, *, pieces: ChatPieces | None = None) -> None:
+    def __init__(
+        self,
+        tokenizer: Any,
+        system: str,
+        *,
+        pieces: ChatPieces | None = None,
+        history_turns: int | None = None,
+    ) -> None:
         if not isinstance(system, str):
             raise ValueError(f"system must be a str, got {type(system).__name__}")
+        if history_turns is not None and (
+            isinstance(history_turns, bool) or not isinstance(history_turns, int)
+            or history_turns < 0
+        ):
+            raise ValueError(f"history_turns must be None or an int >= 0, got {history_turns!r}")
         self.tokenizer = tokenizer
         self.system = system
+        self.history_turns = history_turns
         self.pieces = pieces if pieces is not None else chat_pieces(tokenizer)
         self._generation_ids = self._encode(self.pieces.generation_prefix)
         self._close_ids = self._encode(self.pieces.assistant_close)
@@ -175,6 +193,9 @@ class ChatTokens:
         self.agent_mask: list[int] = []
         self.turns = 0  # user turns added
         self._awaiting_reply = False
+        # The turns in the prompt now, as (user text, completion ids or None): what a sliding
+        # window rebuilds the prompt from once it drops the oldest turn.
+        self._window: list[tuple[str, list[int] | None]] = []
 
     def _encode(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
@@ -183,17 +204,56 @@ class ChatTokens:
         self.ids.extend(int(i) for i in ids)
         self.agent_mask.extend([mask] * len(ids))
 
+    def _append_user(self, text: str, first: bool) -> None:
+        opening = self.pieces.first_user_open.format(system=self.system) if first else (
+            self.pieces.user_open
+        )
+        self._append(self._encode(opening + text + self.pieces.user_close), 0)
+
+    def _append_reply(self, completion: list[int]) -> None:
+        close = self._close_ids
+        if completion and close and close[0] in self._special and completion[-1] == close[0]:
+            close = close[1:]
+        self._append(self._generation_ids, 0)
+        self._append(completion, 1)
+        self._append(close, 0)
+
     def add_user(self, text: str) -> None:
-        """Append one user turn (only its own tokens are encoded)."""
+        """Append one user turn (only its own tokens are encoded).
+
+        With ``history_turns=N`` the prompt keeps the system turn and only the last ``N``
+        (observation, reply) pairs before this one; the oldest pair drops out and the first
+        one kept opens with the system turn. The sampled ids stay verbatim; only the env's
+        text of the new first turn is encoded again (with the system turn in front of it).
+
+        >>> from agentgym.llm.models import byte_tokenizer
+        >>> tok = byte_tokenizer()
+        >>> chat = ChatTokens(tok, "S", history_turns=0)
+        >>> chat.add_user("board 1"); chat.add_assistant(tok.encode("<action>a</action>"))
+        >>> chat.add_user("board 2")
+        >>> print(tok.decode(chat.prompt_ids()))
+        <|im_start|>system
+        S<|im_end|>
+        <|im_start|>user
+        board 2<|im_end|>
+        <|im_start|>assistant
+        <BLANKLINE>
+        """
         if self._awaiting_reply:
             raise ValueError("add_user must follow add_assistant (turns alternate)")
         if not isinstance(text, str):
             raise ValueError(f"a user turn must be a str, got {type(text).__name__}")
-        if self.turns == 0:
-            opening = self.pieces.first_user_open.format(system=self.system)
+        self._window.append((text, None))
+        if self.history_turns is not None and len(self._window) > self.history_turns + 1:
+            # The window slides: rebuild the prompt from the turns it still holds.
+            del self._window[: len(self._window) - self.history_turns - 1]
+            self.ids, self.agent_mask = [], []
+            for i, (user, completion) in enumerate(self._window):
+                self._append_user(user, first=i == 0)
+                if completion is not None:
+                    self._append_reply(completion)
         else:
-            opening = self.pieces.user_open
-        self._append(self._encode(opening + text + self.pieces.user_close), 0)
+            self._append_user(text, first=self.turns == 0)
         self.turns += 1
         self._awaiting_reply = True
 
@@ -214,12 +274,8 @@ class ChatTokens:
                 "add_assistant must follow add_user (turns alternate, starting with the user)"
             )
         completion = [int(i) for i in completion_ids]
-        close = self._close_ids
-        if completion and close and close[0] in self._special and completion[-1] == close[0]:
-            close = close[1:]
-        self._append(self._generation_ids, 0)
-        self._append(completion, 1)
-        self._append(close, 0)
+        self._window[-1] = (self._window[-1][0], completion)
+        self._append_reply(completion)
         self._awaiting_reply = False
 
     def __len__(self) -> int:

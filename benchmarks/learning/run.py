@@ -1,10 +1,11 @@
 """Proof that the reference trainers learn: SFT warm start, then GRPO and VPR at equal env steps.
 
-    .venv/bin/python benchmarks/learning/run.py --out runs/learning --seeds 1 --budget 1200
+    .venv/bin/python benchmarks/learning/run.py --out runs/learning          # 3 seeds each
+    .venv/bin/python benchmarks/learning/run.py --out runs/quick --seeds 1 --algos grpo
 
-1. **Warm start.** ``agentgym train --algo sft`` on a few oracle episodes
-   (``configs/learn_sft.toml``; deliberately partial, so there is room to improve). Every RL
-   run starts from this one model.
+1. **Warm start.** ``agentgym train --algo sft`` of SmolLM2-135M-Instruct on a few oracle
+   episodes (``configs/learn_sft.toml``; deliberately partial, so there is room to improve).
+   Every RL run starts from this one model.
 2. **RL.** GRPO (``configs/learn_grpo.toml``) and VPR (``configs/learn_vpr.toml``) from the
    warm start, ``--seeds`` seeds each, every run stopped once it has taken ``--budget`` env
    steps (``env.step`` calls, i.e. committed turns; VPR additionally *scores* its K candidates
@@ -13,7 +14,9 @@
 3. **Held-out evaluation.** A fixed set of ``--eval-episodes`` seeds (from ``--eval-seed``,
    disjoint from every training seed), one episode each, played greedily (temperature 0) by
    the current weights: for the warm start, every ``--eval-every`` env steps during each run,
-   and at the end. Success = the env's ``info["success"]`` at the episode's end.
+   and at the end; the warm start and each final model are also played sampled at
+   temperature 1 (the policy RL trains). Success = the env's ``info["success"]`` at the
+   episode's end.
 4. **Outputs** under ``--out``: ``learning.png`` (held-out success against env steps, each
    seed thin, the mean thick, both algorithms) and ``learning.json`` (every figure), plus each
    run's own folder (``metrics.jsonl``, ``curves.png``, ``model/``).
@@ -55,7 +58,7 @@ def evaluate(policy: Any, cfg: Any, seeds: list[int], temperature: float = 0.0,
     table = rollout_groups(make_env_factory(cfg), policy, seeds=seeds, group_size=group_size,
                            max_turns=cfg.max_turns, max_new_tokens=cfg.max_new_tokens,
                            temperature=temperature, system_prompt=cfg.system_prompt or None,
-                           seed=0)
+                           seed=0, history_turns=cfg.history)
     stats = table.stats
     return {"success": float(stats.success_rate),
             "valid_action_rate": float(stats.valid_action_rate),
@@ -84,9 +87,9 @@ def worker(spec: dict[str, Any]) -> None:
                               "overrides": spec["overrides"]}
     if spec["job"] == "eval":
         result["eval"] = evaluate(policy, cfg, eval_seeds)
-        # The same seeds sampled at temperature 1, two episodes each: the policy the RL runs
-        # actually sample, which greedy decoding can hide.
-        result["eval_sampled"] = evaluate(policy, cfg, eval_seeds, temperature=1.0, group_size=2)
+        # The same seeds sampled at temperature 1: the policy the RL runs actually sample,
+        # which greedy decoding can hide.
+        result["eval_sampled"] = evaluate(policy, cfg, eval_seeds, temperature=1.0)
     else:
         from agentgym.trainers import grpo, vpr
         from agentgym.trainers.rollout import rollout_groups, rollout_state_groups
@@ -97,8 +100,10 @@ def worker(spec: dict[str, Any]) -> None:
         steps = {"n": 0}
 
         def counting_rollout(*args: Any, **kwargs: Any) -> Any:
-            # Held-out evaluation at every `every` env steps, then stop at the budget.
-            if not curve or steps["n"] >= curve[-1]["env_steps"] + every or steps["n"] >= budget:
+            # Held-out evaluation at every `every` env steps, then stop at the budget. Step 0
+            # is the warm start, evaluated once for every run (the same model and seeds).
+            last = curve[-1]["env_steps"] if curve else 0
+            if steps["n"] and (steps["n"] >= last + every or steps["n"] >= budget):
                 curve.append({"env_steps": steps["n"], "elapsed_s": time.perf_counter() - began,
                               **{k: v for k, v in evaluate(policy, cfg, eval_seeds).items()
                                  if k != "env_steps"}})
@@ -118,10 +123,12 @@ def worker(spec: dict[str, Any]) -> None:
             ran_out = True  # updates ran out before the budget
         except BudgetReached:
             ran_out = False
-        if ran_out and curve[-1]["env_steps"] != steps["n"]:
+        if ran_out and (not curve or curve[-1]["env_steps"] != steps["n"]):
             curve.append({"env_steps": steps["n"], "elapsed_s": time.perf_counter() - began,
                           **{k: v for k, v in evaluate(policy, cfg, eval_seeds).items()
                              if k != "env_steps"}})
+        # The final weights sampled at temperature 1 too (the policy RL trains).
+        result["final_sampled"] = evaluate(policy, cfg, eval_seeds, temperature=1.0)
         out = Path(cfg.out_dir)
         save_model(policy.model, policy.tokenizer, out / "model")
         rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines() if x]
@@ -199,8 +206,8 @@ def plot(summary: dict[str, Any], path: Path) -> None:
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"{summary['env']} {summary['env_kwargs']}: held-out seeds, lines greedy (T=0), "
-                 f"{summary['eval_episodes']} seeds", fontsize=10)
+    fig.suptitle(f"{summary['model']} on {summary['env']} {summary['env_kwargs']}: "
+                 f"{summary['eval_episodes']} held-out seeds, lines greedy (T=0)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -213,9 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=3, help="RL seeds per algorithm")
     p.add_argument("--first-seed", type=int, default=1, help="first RL seed")
     p.add_argument("--algos", default="grpo,vpr", help="comma-separated subset of grpo,vpr")
-    p.add_argument("--budget", type=int, default=1200, help="env steps per RL run")
-    p.add_argument("--eval-every", type=int, default=300, help="env steps between evaluations")
-    p.add_argument("--eval-episodes", type=int, default=50, help="held-out seeds")
+    p.add_argument("--budget", type=int, default=320, help="env steps per RL run")
+    p.add_argument("--eval-every", type=int, default=160, help="env steps between evaluations")
+    p.add_argument("--eval-episodes", type=int, default=30, help="held-out seeds")
     p.add_argument("--eval-seed", type=int, default=900_000, help="first held-out seed")
     p.add_argument("--sft-config", default="configs/learn_sft.toml")
     p.add_argument("--grpo-config", default="configs/learn_grpo.toml")
@@ -268,21 +275,14 @@ def main(argv: list[str] | None = None) -> int:
                            "updates": 100_000},
              "budget": args.budget, "eval_every": args.eval_every,
              "result": str(out / f"{algo}_s{s}.json"), **common}
-            for s in range(args.first_seed, args.first_seed + args.seeds) for algo in algos]
+            for s in range(args.first_seed, args.first_seed + args.seeds)
+            for algo in sorted(algos, key=lambda a: a != "vpr")]  # VPR, the longer, first
     warm_done = Path(warm["result"]).is_file() and "eval_sampled" in json.loads(
         Path(warm["result"]).read_text())
     jobs = [] if warm_done else [warm]
     if not args.summarize_only:
         run_jobs(jobs + [r for r in runs if not Path(r["result"]).is_file()], args.parallel,
                  args.timeout)
-    # Each final model (a killed run has none) evaluated as the warm start was.
-    finals = [{**warm, "name": f"final eval {r['name']}",
-               "overrides": {"model": r["overrides"]["out_dir"] + "/model",
-                             "out_dir": r["overrides"]["out_dir"] + "/eval"},
-               "result": r["result"].replace(".json", "_final_eval.json")} for r in runs]
-    if not args.summarize_only:
-        run_jobs([f for f in finals if Path(f["overrides"]["model"]).is_dir()
-                  and not Path(f["result"]).is_file()], args.parallel, args.timeout)
 
     # 3. The figures.
     warm_json = json.loads(Path(warm["result"]).read_text())
@@ -295,21 +295,21 @@ def main(argv: list[str] | None = None) -> int:
     import tomllib
     env_cfg = tomllib.loads((ROOT / args.grpo_config).read_text())
     summary = {"env": env_cfg.get("env"), "env_kwargs": env_cfg.get("env_kwargs", {}),
+               "model": env_cfg.get("model"),
                "budget_env_steps": args.budget, "eval_episodes": args.eval_episodes,
                "eval_seeds": [args.eval_seed, args.eval_seed + args.eval_episodes - 1],
                "eval": "greedy (temperature 0), one episode per held-out seed",
                "warm_start": warm_result, "runs": []}
-    final_evals = {f["overrides"]["model"]: json.loads(Path(f["result"]).read_text())
-                   for f in finals if Path(f["result"]).is_file()}
     for r in results:
-        fe = final_evals.get(r["overrides"]["out_dir"] + "/model")
-        r["final_sampled"] = fe.get("eval_sampled") if fe else None
+        r.setdefault("final_sampled", None)  # a run killed at --timeout has none
         r.pop("train_rows", None)
         metrics = Path(r["overrides"]["out_dir"]) / "metrics.jsonl"
         train_rows = ([json.loads(x) for x in metrics.read_text().splitlines() if x]
                       if metrics.is_file() else [])
         r["updates"] = len(train_rows)
-        r["final"] = r["curve"][-1] if r.get("curve") else None
+        r["curve"] = [{**warm_json["eval"], "env_steps": 0, "elapsed_s": 0.0}] + [
+            p for p in r.get("curve", []) if p["env_steps"]]
+        r["final"] = r["curve"][-1] if len(r["curve"]) > 1 else None
         r["gain_points"] = (100 * (r["final"]["success"] - warm_result["success"])
                             if r["final"] else None)
         keys = ("zero_spread_fraction", "valid_action_rate", "success_rate", "skipped")

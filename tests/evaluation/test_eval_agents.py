@@ -31,6 +31,7 @@ def test_unknown_agent_options_name_the_accepted_ones():
     ({"model": "tiny-random", "max_new_tokens": 0}, "max_new_tokens must be an int >= 1"),
     ({"model": "tiny-random", "max_prompt_tokens": "many"}, "max_prompt_tokens must be an int"),
     ({"model": "tiny-random", "system_prompt": " "}, "system_prompt must be a non-empty string"),
+    ({"model": "tiny-random", "history_turns": -1}, "history_turns must be an int >= 0 or unset"),
 ])
 def test_bad_llm_options_are_one_line_errors(options, message):
     with pytest.raises(ValueError) as info:
@@ -68,6 +69,22 @@ def test_llm_agent_builds_the_trainers_conversation_and_counts_its_tokens():
         observation, _, _, _, info = env.step(step.action)
     assert result.prompt_tokens == sum(s.prompt_tokens for s in result.trace)
     assert result.completion_tokens == sum(s.completion_tokens for s in result.trace)
+
+
+def test_llm_agent_with_a_history_window_prompts_with_the_last_observation_only():
+    env = gym.make(COUNTER, max_steps=4)
+    agent = LocalLLMAgent(**TINY, temperature=1.0, history_turns=0)
+    assert agent.describe()["history_turns"] == 0
+    result = run_episode(env, agent, seed=3)
+    assert len(result.trace) >= 2
+    _, tokenizer, _ = _loaded("tiny-random", "cpu")
+    observation, info = env.reset(seed=3)
+    for turn, step in enumerate(result.trace):
+        # Each prompt is the system turn and this observation alone, as a fresh chat has it.
+        chat = ChatTokens(tokenizer, system_prompt_for(env))
+        chat.add_user(render_user(observation, str(info.get("action_error", "")) if turn else ""))
+        assert step.prompt_tokens == len(chat.prompt_ids())
+        observation, _, _, _, info = env.step(step.action)
 
 
 def test_llm_runs_repeat_per_seed_on_cpu():

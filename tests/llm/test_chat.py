@@ -148,3 +148,41 @@ def test_sampled_ids_are_kept_even_where_re_encoding_would_change_them():
     chat.add_assistant(odd)
     assert chat.ids[start : start + len(odd)] == odd
     assert chat.agent_mask[start : start + len(odd)] == [1] * len(odd)
+
+
+@pytest.mark.parametrize("history", [0, 1])
+def test_a_history_window_keeps_the_last_exchanges_and_the_agents_ids(tokenizer, history):
+    chat = ChatTokens(tokenizer, SYSTEM, history_turns=history)
+    replies = [tokenizer.encode(r, add_special_tokens=False) for r in REPLIES]
+    for turn in range(3):
+        chat.add_user(OBSERVATIONS[turn])
+        if turn < 2:
+            chat.add_assistant(replies[turn])
+    # The same prompt as a fresh conversation of the kept turns alone: the system turn opens
+    # the oldest kept observation, and the sampled ids are there verbatim.
+    kept = range(2 - history, 3)
+    fresh = ChatTokens(tokenizer, SYSTEM)
+    for turn in kept:
+        fresh.add_user(OBSERVATIONS[turn])
+        if turn < 2:
+            fresh.add_assistant(replies[turn])
+    assert chat.prompt_ids() == fresh.prompt_ids()
+    assert chat.agent_mask == fresh.agent_mask
+    assert sum(chat.agent_mask) == sum(len(replies[t]) for t in kept if t < 2)
+    assert OBSERVATIONS[0] not in tokenizer.decode(chat.prompt_ids())
+
+
+def test_a_window_wider_than_the_conversation_changes_nothing(tokenizer):
+    windowed = ChatTokens(tokenizer, SYSTEM, history_turns=5)
+    whole, prompts, completions = play(tokenizer)
+    for turn in range(3):
+        windowed.add_user(OBSERVATIONS[turn])
+        assert windowed.prompt_ids() == prompts[turn]
+        windowed.add_assistant(completions[turn])
+    assert windowed.ids == whole.ids
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "2"])
+def test_a_bad_history_window_is_refused(bad):
+    with pytest.raises(ValueError, match="history_turns must be None or an int >= 0"):
+        ChatTokens(byte_tokenizer(), "S", history_turns=bad)

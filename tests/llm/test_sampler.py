@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+import numpy as np
 import torch
 
 from agentgym.llm import (
@@ -128,8 +129,9 @@ def test_completions_stop_after_the_token_completing_the_stop_string(tok):
     assert ended.text == "<act" and ended.stopped
     # The fake puts all the mass on its token: each log-prob is ~0.
     assert max(abs(lp) for lp in stopped.logprobs) < 1e-6
-    # stop=None runs past the tag.
-    free = sampler.generate([tok.encode("p")] * 3, max_new_tokens=30, stop=None)[0]
+    # stop=None runs past the tag. (Distinct prompts: the fake's rows ignore their input, and
+    # identical prompts share one prompt pass.)
+    free = sampler.generate([tok.encode(p) for p in "pqr"], max_new_tokens=30, stop=None)[0]
     assert free.text.startswith("ok <action>1 2</action> and")
 
 
@@ -232,3 +234,22 @@ def test_a_lora_model_samples_and_syncs_like_a_plain_one(tok, model):
     for sample in after:
         expected = recomputed_logprobs(lora, sample, 1.0)
         assert torch.allclose(torch.tensor(sample.logprobs), expected, atol=1e-5, rtol=0)
+
+
+def test_identical_prompts_share_one_prompt_pass_and_sample_as_if_alone(tok):
+    model = tiny_random_model(tok, seed=3)
+    rows_seen = []
+    model.register_forward_pre_hook(lambda m, args, kw: rows_seen.append(kw["input_ids"].shape),
+                                    with_kwargs=True)
+    sampler = TransformersSampler(model, tok)
+    a, b = tok.encode("board one"), tok.encode("a longer board two")
+    together = sampler.generate([a, b, a, a], max_new_tokens=5, temperature=0, stop=None)
+    assert rows_seen[0][0] == 2  # the prompt pass: one row per distinct prompt
+    assert all(shape[0] == 4 for shape in rows_seen[1:])  # decoding: every row
+    for prompt, sample in zip([a, b, a, a], together, strict=True):
+        alone = sampler.generate([prompt], max_new_tokens=5, temperature=0, stop=None)[0]
+        assert sample.completion_ids == alone.completion_ids
+        assert np.allclose(sample.logprobs, alone.logprobs, atol=1e-5)
+    # Sampled rows of one prompt still draw their own tokens.
+    sampled = sampler.generate([a] * 8, max_new_tokens=5, temperature=1.0, stop=None, seed=0)
+    assert len({tuple(s.completion_ids) for s in sampled}) > 1

@@ -144,17 +144,32 @@ def test_trainer_log_probs_equal_the_samplers_on_multi_turn_rollouts(temperature
     assert (lp - batch.old_logprobs).abs().max().item() < 1e-4
 
 
-def test_lora_trains_only_the_adapters_and_saves_a_merged_model(tmp_path):
-    cfg = cfg_for(tmp_path, updates=1, model="tiny-random", lora_rank=4)
+def changed_by_one_update(cfg):
+    """The names of the weights one GRPO update (of load_policy(cfg)) changes."""
     policy = grpo_trainer.load_policy(cfg)
     before = weights(policy.model)
     rows = grpo_trainer.train(cfg, policy=policy, rollout=fake_rollout_groups(),
                               console=Console(file=io.StringIO()))
     assert rows[0]["skipped"] == 0
     after = weights(policy.model)
-    changed = {k for k in before if not torch.equal(before[k], after[k])}
+    return {name for name in before if not torch.equal(before[name], after[name])}
+
+
+def test_lora_trains_only_the_adapters_and_saves_a_merged_model(tmp_path):
+    changed = changed_by_one_update(cfg_for(tmp_path, updates=1, lora_rank=4))
     assert changed and all("lora_" in k for k in changed)
     from agentgym.llm.models import load_model
 
     merged, _ = load_model(str(tmp_path / "model"))
     assert not any("lora_" in k for k in merged.state_dict())
+
+
+def test_trainable_layers_updates_only_the_last_blocks(tmp_path):
+    changed = changed_by_one_update(cfg_for(tmp_path, updates=1, trainable_layers=1))
+    assert changed and all(n.startswith(("model.layers.1.", "model.norm.")) for n in changed)
+    assert not any(n.startswith(("model.layers.0.", "model.embed_tokens")) for n in changed)
+
+
+def test_trainable_layers_beyond_the_model_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="trainable_layers=3 but the model has 2 blocks"):
+        grpo_trainer.load_policy(cfg_for(tmp_path, trainable_layers=3))

@@ -55,12 +55,13 @@ class ScriptedSampler:
         pass
 
 
-def replay(table, make_env, seeds, tokenizer, max_turns, system=None):
+def replay(table, make_env, seeds, tokenizer, max_turns, system=None, history_turns=None):
     """Play each trajectory's decoded completions on a fresh env and compare row by row."""
     for trajectory, rows in table.by_trajectory().items():
         env = make_env()
         observation, info = env.reset(seed=seeds[rows[0].group])
-        chat = ChatTokens(tokenizer, system if system is not None else system_prompt_for(env))
+        chat = ChatTokens(tokenizer, system if system is not None else system_prompt_for(env),
+                          history_turns=history_turns)
         chat.add_user(render_user(observation))
         for index, row in enumerate(rows):
             assert row.state_key == state_key(observation), (trajectory, row.turn)
@@ -335,3 +336,21 @@ def test_rollouts_stop_sampling_at_the_envs_own_stop_strings():
     rollout_groups(maker(*TICTACTOE), Policy(sampler, tok), seeds=[0], group_size=1,
                    max_turns=1, max_new_tokens=8, seed=0)
     assert stops == [("</search>", "</answer>", "</action>"), ("</action>",)]
+
+
+@pytest.mark.parametrize("history", [0, 1])
+def test_a_history_window_bounds_every_prompt(history):
+    tok = byte_tokenizer()
+    policy = Policy(ScriptedSampler(tok, cycling_moves), tok)
+    make_env, seeds, system = maker(*TICTACTOE), [0, 1], "Answer <action>MOVE</action>."
+    table = rollout_groups(make_env, policy, seeds=seeds, group_size=2, max_turns=4,
+                           max_new_tokens=12, system_prompt=system, seed=0,
+                           history_turns=history)
+    replay(table, make_env, seeds, tok, 4, system, history_turns=history)
+    user_turns = [tok.decode(r.prompt_ids).count("<|im_start|>user") for r in table]
+    assert max(user_turns) == history + 1 and user_turns.count(1) >= len(seeds) * 2
+    assert all(tok.decode(r.prompt_ids).count(system) == 1 for r in table)
+    vpr = rollout_state_groups(make_env, policy, seeds=seeds, k=2, max_turns=3,
+                               max_new_tokens=12, system_prompt=system, seed=0,
+                               history_turns=history)
+    assert max(tok.decode(r.prompt_ids).count("<|im_start|>user") for r in vpr) == history + 1

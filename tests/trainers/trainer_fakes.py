@@ -31,7 +31,7 @@ def fake_rollout_groups(reward: Callable[[list[int]], float] = parity_reward):
     """One-turn episodes; group ``g`` is seed ``seeds[g]``; the reward comes from ``reward``."""
 
     def rollout(make_env, policy, *, seeds, group_size, max_turns, max_new_tokens,
-                temperature, system_prompt=None, seed=None):
+                temperature, system_prompt=None, seed=None, history_turns=None):
         table = StepTable()
         for g, seed in enumerate(seeds):
             prompt = policy.tokenizer.encode(f"seed {seed}:")
@@ -56,7 +56,7 @@ def fake_rollout_state_groups(
     """Two states per seed, ``k`` candidates at each scored by ``score(group, ids)``."""
 
     def rollout(make_env, policy, *, seeds, k, max_turns, max_new_tokens, temperature,
-                system_prompt=None, seed=None):
+                system_prompt=None, seed=None, history_turns=None):
         table = StepTable()
         for i, seed in enumerate(seeds):
             for turn in range(2):
