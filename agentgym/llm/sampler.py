@@ -271,21 +271,11 @@ class TransformersSampler:
             logprobs: list[list[float]] = [[] for _ in prompts]
             reasons = ["length"] * batch
             active = list(range(batch))
-            past = None
             for step in range(max_new_tokens):
                 if step == 0:
                     logits, past = self._prefill(prompts, input_ids, mask, positions)
                 else:
-                    out = model(
-                        input_ids=input_ids,
-                        attention_mask=mask,
-                        position_ids=positions,
-                        use_cache=True,
-                        **{self._cache_name: past},
-                        **self._extra,
-                    )
-                    past = getattr(out, self._cache_name, None)
-                    logits = out.logits[:, -1, :].float()
+                    logits, past = self._forward(input_ids, mask, positions, past)
                 tokens, token_logprobs = self._pick(logits, temperature, top_p, generator)
                 for row in list(active):
                     token = int(tokens[row])
@@ -341,18 +331,23 @@ class TransformersSampler:
         first: dict[tuple[int, ...], int] = {}
         inverse = [first.setdefault(tuple(p), len(first)) for p in prompts]
         unique = [inverse.index(u) for u in range(len(first))]  # a row holding each prompt
-        rows = torch.tensor(unique, device=input_ids.device)
-        kwargs = {"use_cache": True, **self._extra}
         if len(unique) < len(prompts):
-            out = self.model(input_ids=input_ids[rows], attention_mask=mask[rows],
-                             position_ids=positions[rows], **kwargs)
-            past = getattr(out, self._cache_name, None)
+            rows = torch.tensor(unique, device=input_ids.device)
+            logits, past = self._forward(input_ids[rows], mask[rows], positions[rows])
             if hasattr(past, "reorder_cache"):  # a Cache object: copy rows by index
                 index = torch.tensor(inverse, device=input_ids.device)
                 past.reorder_cache(index)
-                return out.logits[:, -1, :].float()[index], past
+                return logits[index], past
+            # A model without a Cache object: the shared pass is wasted, run every row.
+        return self._forward(input_ids, mask, positions)
+
+    def _forward(
+        self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
+        past: Any = None,
+    ) -> tuple[torch.Tensor, Any]:
+        """One cached forward pass: the last position's logits (float) and the new cache."""
         out = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions,
-                         **kwargs)
+                         use_cache=True, **{self._cache_name: past}, **self._extra)
         return out.logits[:, -1, :].float(), getattr(out, self._cache_name, None)
 
     @staticmethod

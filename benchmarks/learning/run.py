@@ -99,14 +99,17 @@ def worker(spec: dict[str, Any]) -> None:
         curve: list[dict[str, Any]] = []
         steps = {"n": 0}
 
+        def add_curve_point() -> None:
+            curve.append({"env_steps": steps["n"], "elapsed_s": time.perf_counter() - began,
+                          **{k: v for k, v in evaluate(policy, cfg, eval_seeds).items()
+                             if k != "env_steps"}})
+
         def counting_rollout(*args: Any, **kwargs: Any) -> Any:
             # Held-out evaluation at every `every` env steps, then stop at the budget. Step 0
             # is the warm start, evaluated once for every run (the same model and seeds).
             last = curve[-1]["env_steps"] if curve else 0
             if steps["n"] and (steps["n"] >= last + every or steps["n"] >= budget):
-                curve.append({"env_steps": steps["n"], "elapsed_s": time.perf_counter() - began,
-                              **{k: v for k, v in evaluate(policy, cfg, eval_seeds).items()
-                                 if k != "env_steps"}})
+                add_curve_point()
                 Path(spec["result"] + ".partial").write_text(json.dumps(
                     {**result, "curve": curve, "env_steps": steps["n"], "partial": True}))
             if steps["n"] >= budget:
@@ -124,9 +127,7 @@ def worker(spec: dict[str, Any]) -> None:
         except BudgetReached:
             ran_out = False
         if ran_out and (not curve or curve[-1]["env_steps"] != steps["n"]):
-            curve.append({"env_steps": steps["n"], "elapsed_s": time.perf_counter() - began,
-                          **{k: v for k, v in evaluate(policy, cfg, eval_seeds).items()
-                             if k != "env_steps"}})
+            add_curve_point()
         # The final weights sampled at temperature 1 too (the policy RL trains).
         result["final_sampled"] = evaluate(policy, cfg, eval_seeds, temperature=1.0)
         out = Path(cfg.out_dir)
@@ -307,8 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         train_rows = ([json.loads(x) for x in metrics.read_text().splitlines() if x]
                       if metrics.is_file() else [])
         r["updates"] = len(train_rows)
-        r["curve"] = [{**warm_json["eval"], "env_steps": 0, "elapsed_s": 0.0}] + [
-            p for p in r.get("curve", []) if p["env_steps"]]
+        r["curve"] = [{**warm_json["eval"], "env_steps": 0, "elapsed_s": 0.0}, *r.get("curve", [])]
         r["final"] = r["curve"][-1] if len(r["curve"]) > 1 else None
         r["gain_points"] = (100 * (r["final"]["success"] - warm_result["success"])
                             if r["final"] else None)
