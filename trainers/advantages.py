@@ -34,6 +34,7 @@ __all__ = [
     "dr_grpo",
     "gigpo",
     "grpo",
+    "scale_negatives",
     "vpr",
     "zero_spread_fraction",
 ]
@@ -298,6 +299,25 @@ def vpr(scores: ArrayLike, state_groups: Labels, eps: float = 1e-6) -> VPRAdvant
         kept = kept - kept.mean()
         advantages[keep] = kept / (kept.std() + eps)
     return VPRAdvantages(advantages, keep, dropped)
+
+
+def scale_negatives(advantages: ArrayLike, weight: float) -> np.ndarray:
+    """Multiply the negative advantages by ``weight`` in ``[0, 1]``; positives stay as they are.
+
+    Why: with a small sampled batch, pushing a bad sample's log-prob down moves its
+    probability onto moves nobody sampled, which are as often bad as good; pulling a good
+    sample up moves it where the verifier said. ``weight = 1`` is the plain estimator;
+    ``weight = 0`` trains on the better-than-average samples only (a filtered imitation of
+    the policy's own good moves).
+
+    >>> scale_negatives([1.5, -0.5, -1.0, 0.0], 0.2).tolist()
+    [1.5, -0.1, -0.2, 0.0]
+    """
+    values = _values("advantages", advantages)
+    weight = _number("weight", weight)
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"weight must be in [0, 1], got {weight}")
+    return np.where(values < 0, values * weight, values)
 
 
 def zero_spread_fraction(values: ArrayLike, groups: Labels) -> float:

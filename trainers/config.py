@@ -98,6 +98,9 @@ class RLConfig(RunConfig):
     reward_mode: str = "both"  # "both", "process" or "outcome": what the advantage reads
     eps_low: float = 0.2  # ratio clipped to [1 - eps_low, 1 + eps_high]
     eps_high: float = 0.2
+    # Negative advantages are multiplied by this (1: the plain estimator; 0: learn only from
+    # better-than-average samples). See trainers.advantages.scale_negatives.
+    negative_weight: float = 1.0
     beta: float = 0.0  # KL to the initial model (0: off, no reference model is kept)
     agg: str = "seq-mean"  # "seq-mean", "token-sum" or "token-mean"
     loss_constant: float = 0.0  # token-sum divisor (0: sequences x max_new_tokens)
@@ -112,6 +115,8 @@ class RLConfig(RunConfig):
         _at_least("minibatch_size", self.minibatch_size, 0)
         _one_of("reward_mode", self.reward_mode, ("both", "process", "outcome"))
         _one_of("agg", self.agg, ("seq-mean", "token-sum", "token-mean"))
+        if not 0.0 <= self.negative_weight <= 1.0:
+            raise ValueError(f"negative_weight must be in [0, 1], got {self.negative_weight}")
         if not self.temperature > 0:
             raise ValueError(f"temperature must be > 0, got {self.temperature}")
         if self.eps_low < 0 or self.eps_high < 0 or self.beta < 0 or self.loss_constant < 0:

@@ -31,7 +31,7 @@ import torch
 from rich.console import Console
 
 from agentgym.progress import progress_bar
-from agentgym.trainers.advantages import dr_grpo, gigpo, grpo, zero_spread_fraction
+from agentgym.trainers.advantages import dr_grpo, gigpo, grpo, scale_negatives, zero_spread_fraction
 from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
 from agentgym.trainers.config import GRPOConfig, RLConfig, RunConfig, config_dict
 from agentgym.trainers.loss import collate, policy_loss, sequence_logprobs
@@ -180,6 +180,8 @@ def ppo_update(
     """``cfg.epochs`` passes of the clipped loss over ``rows``; returns mean stats per step."""
     model = policy.model
     pad_id = getattr(policy.tokenizer, "pad_token_id", None) or 0
+    if cfg.negative_weight != 1.0:
+        advantages = scale_negatives(advantages, cfg.negative_weight)
     size = cfg.minibatch_size or len(rows)
     totals: dict[str, float] = {}
     steps = 0

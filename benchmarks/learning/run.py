@@ -50,8 +50,8 @@ class BudgetReached(Exception):
 def evaluate(policy: Any, cfg: Any, seeds: list[int], temperature: float = 0.0,
              group_size: int = 1) -> dict[str, float]:
     """``group_size`` episodes per held-out seed at ``temperature`` (0: greedy); success and
-    valid-action rates. Sampling is seeded (``seed=0``), so the same weights give the same
-    figures."""
+    valid-action rates, and the number of distinct games played. Sampling is seeded
+    (``seed=0``), so the same weights give the same figures."""
     from agentgym.trainers.grpo import make_env_factory
     from agentgym.trainers.rollout import rollout_groups
 
@@ -60,8 +60,14 @@ def evaluate(policy: Any, cfg: Any, seeds: list[int], temperature: float = 0.0,
                            temperature=temperature, system_prompt=cfg.system_prompt or None,
                            seed=0, history_turns=cfg.history)
     stats = table.stats
+    # A board-blind move script plays the same few games whatever the opponent does, so the
+    # number of distinct games (as sequences of the agent's completions) tells it apart.
+    games: dict[int, list[tuple[int, ...]]] = {}
+    for row in table:
+        games.setdefault(row.trajectory, []).append(tuple(row.completion_ids))
     return {"success": float(stats.success_rate),
             "valid_action_rate": float(stats.valid_action_rate),
+            "distinct_games": len({tuple(moves) for moves in games.values()}),
             "episodes": len(seeds) * group_size, "env_steps": len(stats.valid_action)}
 
 
@@ -221,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=3, help="RL seeds per algorithm")
     p.add_argument("--first-seed", type=int, default=1, help="first RL seed")
     p.add_argument("--algos", default="grpo,vpr", help="comma-separated subset of grpo,vpr")
-    p.add_argument("--budget", type=int, default=320, help="env steps per RL run")
-    p.add_argument("--eval-every", type=int, default=160, help="env steps between evaluations")
+    p.add_argument("--budget", type=int, default=160, help="env steps per RL run")
+    p.add_argument("--eval-every", type=int, default=80, help="env steps between evaluations")
     p.add_argument("--eval-episodes", type=int, default=30, help="held-out seeds")
     p.add_argument("--eval-seed", type=int, default=900_000, help="first held-out seed")
     p.add_argument("--sft-config", default="configs/learn_sft.toml")

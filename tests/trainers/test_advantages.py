@@ -15,6 +15,7 @@ from agentgym.trainers.advantages import (
     dr_grpo,
     gigpo,
     grpo,
+    scale_negatives,
     vpr,
     zero_spread_fraction,
 )
@@ -234,6 +235,13 @@ def test_vpr_result_unpacks_as_a_triple():
 # --- zero-spread fraction -------------------------------------------------------------------
 
 
+def test_scale_negatives_by_hand():
+    adv = [2.0, -1.0, 0.0, -0.5, 0.25]
+    assert scale_negatives(adv, 0.5).tolist() == [2.0, -0.5, 0.0, -0.25, 0.25]
+    assert scale_negatives(adv, 0.0).tolist() == [2.0, 0.0, 0.0, 0.0, 0.25]
+    assert scale_negatives(adv, 1.0).tolist() == adv
+
+
 def test_zero_spread_fraction_by_hand():
     # "a" [1, 1] equal; "b" [0, 1] not; "c" [3] alone counts as equal; "d" [2, 2, 2] equal
     # -> 3 of 4 groups.
@@ -294,6 +302,9 @@ def one_line_error(call):
         (lambda: vpr([1, 0], [0, 0], eps=math.inf), "eps must be a finite number"),
         (lambda: gigpo([1], [0], [0], [0], ["s"], 0.5, weight=math.nan), "weight must be"),
         (lambda: zero_spread_fraction([], []), "needs at least one value"),
+        (lambda: scale_negatives([1.0, -1.0], 1.5), "weight must be in [0, 1], got 1.5"),
+        (lambda: scale_negatives([1.0, -1.0], -0.1), "weight must be in [0, 1]"),
+        (lambda: scale_negatives([math.nan], 0.5), "advantages must be finite"),
     ],
 )
 def test_bad_input_is_refused_in_one_line(call, words):

@@ -39,7 +39,7 @@ def test_every_key_can_be_overridden_from_the_command_line(algo):
         text, expected = a_different_value(getattr(defaults, f.name))
         if text is None:
             text = expected = CHOICES[f.name]
-        if f.name in ("eps_low", "eps_high", "beta"):
+        if f.name in ("eps_low", "eps_high", "beta", "negative_weight"):
             text, expected = "0.1", 0.1
         if f.name == "gamma":
             text, expected = "0.5", 0.5
@@ -72,6 +72,8 @@ def test_toml_then_command_line(tmp_path):
         ("sft", {"batch_size": 0}, "batch_size must be >= 1"),
         ("sft", {"history_turns": -2}, "history_turns must be >= -1"),
         ("grpo", {"trainable_layers": -1}, "trainable_layers must be >= 0"),
+        ("vpr", {"negative_weight": 1.5}, "negative_weight must be in \\[0, 1\\], got 1.5"),
+        ("grpo", {"negative_weight": -0.5}, "negative_weight must be in"),
         ("vpr", {"trainable_layers": 2, "lora_rank": 4}, "trainable_layers or lora_rank"),
         ("grpo", {"env_kwargs": "[1]"}, "config key 'env_kwargs' must be a dict"),
         ("ppo", {}, "unknown algo 'ppo'"),

@@ -173,3 +173,22 @@ def test_trainable_layers_updates_only_the_last_blocks(tmp_path):
 def test_trainable_layers_beyond_the_model_is_refused(tmp_path):
     with pytest.raises(ValueError, match="trainable_layers=3 but the model has 2 blocks"):
         grpo_trainer.load_policy(cfg_for(tmp_path, trainable_layers=3))
+
+
+def test_negative_weight_scales_only_the_negative_advantages_in_the_update(tmp_path):
+    # negative_weight 0 on advantages [+1, -1, +0.5, -2] must train exactly like the plain
+    # update on [+1, 0, +0.5, 0]: same weights afterwards, bit for bit.
+    table = fake_rollout_groups()(None, tiny_policy(), seeds=[3], group_size=4, max_turns=1,
+                                  max_new_tokens=4, temperature=1.0)
+    rows = list(table)
+    results = []
+    for weight, adv in ((0.0, [1.0, -1.0, 0.5, -2.0]), (1.0, [1.0, 0.0, 0.5, 0.0]),
+                        (1.0, [1.0, -1.0, 0.5, -2.0])):
+        policy = tiny_policy()
+        cfg = cfg_for(tmp_path, negative_weight=weight)
+        optimizer = torch.optim.AdamW(grpo_trainer.trainable(policy.model), lr=cfg.lr)
+        grpo_trainer.ppo_update(policy, optimizer, rows, np.array(adv), cfg)
+        results.append(weights(policy.model))
+    scaled, zeroed, plain = results
+    assert all(torch.equal(scaled[k], zeroed[k]) for k in scaled)
+    assert any(not torch.equal(scaled[k], plain[k]) for k in scaled)
