@@ -180,8 +180,7 @@ def ppo_update(
     """``cfg.epochs`` passes of the clipped loss over ``rows``; returns mean stats per step."""
     model = policy.model
     pad_id = getattr(policy.tokenizer, "pad_token_id", None) or 0
-    if cfg.negative_weight != 1.0:
-        advantages = scale_negatives(advantages, cfg.negative_weight)
+    advantages = scale_negatives(advantages, cfg.negative_weight)
     size = cfg.minibatch_size or len(rows)
     totals: dict[str, float] = {}
     steps = 0
