@@ -328,9 +328,14 @@ class TransformersSampler:
         is most of a turn's cost (SmolLM2, a 180-token prompt: ~0.3 s on two cores, while
         the ~10 tokens of an action decode in a fraction of that).
         """
-        first: dict[tuple[int, ...], int] = {}
-        inverse = [first.setdefault(tuple(p), len(first)) for p in prompts]
-        unique = [inverse.index(u) for u in range(len(first))]  # a row holding each prompt
+        first: dict[tuple[int, ...], int] = {}  # distinct prompt -> its number
+        unique: list[int] = []  # the first row holding each distinct prompt
+        inverse: list[int] = []  # each row's distinct-prompt number
+        for row, prompt in enumerate(prompts):
+            if tuple(prompt) not in first:
+                first[tuple(prompt)] = len(unique)
+                unique.append(row)
+            inverse.append(first[tuple(prompt)])
         if len(unique) < len(prompts):
             rows = torch.tensor(unique, device=input_ids.device)
             logits, past = self._forward(input_ids[rows], mask[rows], positions[rows])
