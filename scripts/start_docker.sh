@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Make a Docker daemon answer on this machine (idempotent): install docker.io, debootstrap and
+# Make a Docker daemon answer on this machine (idempotent): install docker.io, docker-compose
+# (tests/docker brings the server images up with docker/compose.yaml), debootstrap and
 # bubblewrap with apt-get when missing, start dockerd in the background when `docker info`
 # fails, wait up to 60 s for it. Prints one line. Exit 0 when a daemon answers; otherwise the
 # line says "no Docker daemon could be started: <why>" and the exit code is 3, so callers can
@@ -10,6 +11,7 @@ fail() { echo "no Docker daemon could be started: $*"; exit 3; }
 
 missing=()
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ "${#missing[@]}" -gt 0 ]; then
