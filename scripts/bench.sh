@@ -33,11 +33,12 @@ import starlette, uvicorn, orjson, websockets" >/dev/null 2>&1; then
 fi
 
 # The terminal benchmarks need a Docker daemon and the base image; docker-compose is the
-# compose-per-trial peer (Debian's package). Without a daemon those rows skip with the reason.
+# compose-per-trial peer (start_docker.sh installs it). Without either, those rows skip with
+# the reason.
 if bash scripts/start_docker.sh; then
     "$VENV/bin/agentgym" docker build-base
-    command -v docker-compose >/dev/null 2>&1 || apt-get install -y -qq docker-compose \
-        >/dev/null 2>&1 || echo "docker-compose could not be installed: its row skips" >&2
+    command -v docker-compose >/dev/null 2>&1 \
+        || echo "docker-compose could not be installed (see /tmp/agentgym-apt.log): its row skips" >&2
 fi
 
 # BrowserGym pins playwright==1.44, which cannot share the project venv (Playwright 1.65 with

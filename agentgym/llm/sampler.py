@@ -332,10 +332,11 @@ class TransformersSampler:
         unique: list[int] = []  # the first row holding each distinct prompt
         inverse: list[int] = []  # each row's distinct-prompt number
         for row, prompt in enumerate(prompts):
-            if tuple(prompt) not in first:
-                first[tuple(prompt)] = len(unique)
+            key = tuple(prompt)
+            if key not in first:
+                first[key] = len(unique)
                 unique.append(row)
-            inverse.append(first[tuple(prompt)])
+            inverse.append(first[key])
         if len(unique) < len(prompts):
             rows = torch.tensor(unique, device=input_ids.device)
             logits, past = self._forward(input_ids[rows], mask[rows], positions[rows])
