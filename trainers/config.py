@@ -49,6 +49,8 @@ class RunConfig:
     out_dir: str = ""  # where metrics, checkpoints, plots and the model go ("": runs/<algo>)
     seed: int = 0  # env seeds and torch's RNG derive from it
     lr: float = 1e-5
+    # > 0: the rate rises linearly to lr over the first N optimizer steps (trainers.optim)
+    warmup_steps: int = 0
     max_grad_norm: float = 1.0  # 0: no clipping
     max_turns: int = 8  # agent turns per episode
     device: str = "cpu"
@@ -78,6 +80,7 @@ class RunConfig:
         _at_least("lora_rank", self.lora_rank, 0)
         _at_least("history_turns", self.history_turns, -1)
         _at_least("trainable_layers", self.trainable_layers, 0)
+        _at_least("warmup_steps", self.warmup_steps, 0)
         if self.trainable_layers and self.lora_rank:
             raise ValueError("set trainable_layers or lora_rank, not both")
         if self.dtype and self.dtype not in ("float32", "float16", "bfloat16"):

@@ -36,6 +36,7 @@ from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
 from agentgym.trainers.config import GRPOConfig, RLConfig, RunConfig, config_dict
 from agentgym.trainers.loss import collate, policy_loss, sequence_logprobs
 from agentgym.trainers.metrics import MetricsLog, plot_metrics, rollout_metrics
+from agentgym.trainers.optim import make_optimizer, optimizer_step
 from agentgym.trainers.records import StepRecord, StepTable
 
 __all__ = [
@@ -211,8 +212,8 @@ def ppo_update(
             norm = torch.nn.utils.clip_grad_norm_(
                 trainable(model), cfg.max_grad_norm if cfg.max_grad_norm > 0 else float("inf")
             )
-            optimizer.step()
-            stats.update(loss=float(loss.detach()), grad_norm=float(norm))
+            rate = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps)
+            stats.update(loss=float(loss.detach()), grad_norm=float(norm), lr=rate)
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + value
             steps += 1
@@ -246,7 +247,7 @@ def train(
     policy = policy or load_policy(cfg)
     # The reference for the KL term is the initial model, frozen; none is kept when beta = 0.
     ref_model = copy.deepcopy(policy.model).eval().requires_grad_(False) if cfg.beta else None
-    optimizer = torch.optim.AdamW(trainable(policy.model), lr=cfg.lr)
+    optimizer = make_optimizer(trainable(policy.model), lr=cfg.lr)
     start, rows = 0, []
     if cfg.resume:
         start, rows = load_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer)

@@ -41,6 +41,7 @@ from agentgym.trainers.grpo import (
 )
 from agentgym.trainers.loss import collate, sequence_logprobs
 from agentgym.trainers.metrics import MetricsLog
+from agentgym.trainers.optim import make_optimizer, optimizer_step
 from agentgym.wrappers.chat import render_user, system_prompt_for
 
 __all__ = ["agent_turns", "train"]
@@ -93,7 +94,7 @@ def train(
     steps_per_epoch = math.ceil(len(turns) / cfg.batch_size)
     total = cfg.epochs * steps_per_epoch
 
-    optimizer = torch.optim.AdamW(trainable(model), lr=cfg.lr)
+    optimizer = make_optimizer(trainable(model), lr=cfg.lr)
     start, rows = 0, []
     if cfg.resume:
         start, rows = load_checkpoint(out / "checkpoint", model=model, optimizer=optimizer)
@@ -122,11 +123,11 @@ def train(
             norm = torch.nn.utils.clip_grad_norm_(
                 trainable(model), cfg.max_grad_norm if cfg.max_grad_norm > 0 else float("inf")
             )
-            optimizer.step()
+            rate = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps)
 
             # 3. Metrics and checkpoints.
             row = {"update": step + 1, "epoch": epoch + 1, "loss": float(loss.detach()),
-                   "tokens": int(tokens), "grad_norm": float(norm),
+                   "tokens": int(tokens), "grad_norm": float(norm), "lr": rate,
                    "elapsed_s": time.perf_counter() - began, **play}
             log.log(row)
             done = step + 1

@@ -43,6 +43,7 @@ from agentgym.trainers.grpo import (
     trainable,
 )
 from agentgym.trainers.metrics import MetricsLog, rollout_metrics
+from agentgym.trainers.optim import make_optimizer
 
 __all__ = ["train"]
 
@@ -62,7 +63,7 @@ def train(
         from agentgym.trainers.rollout import rollout_state_groups as rollout
     policy = policy or load_policy(cfg)
     ref_model = copy.deepcopy(policy.model).eval().requires_grad_(False) if cfg.beta else None
-    optimizer = torch.optim.AdamW(trainable(policy.model), lr=cfg.lr)
+    optimizer = make_optimizer(trainable(policy.model), lr=cfg.lr)
     start, rows = 0, []
     if cfg.resume:
         start, rows = load_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer)

@@ -72,6 +72,7 @@ def test_toml_then_command_line(tmp_path):
         ("sft", {"batch_size": 0}, "batch_size must be >= 1"),
         ("sft", {"history_turns": -2}, "history_turns must be >= -1"),
         ("grpo", {"trainable_layers": -1}, "trainable_layers must be >= 0"),
+        ("vpr", {"warmup_steps": -2}, "warmup_steps must be >= 0"),
         ("vpr", {"negative_weight": 1.5}, "negative_weight must be in \\[0, 1\\], got 1.5"),
         ("grpo", {"negative_weight": -0.5}, "negative_weight must be in"),
         ("vpr", {"trainable_layers": 2, "lora_rank": 4}, "trainable_layers or lora_rank"),

@@ -98,19 +98,25 @@ def test_an_update_trains_and_the_sampler_then_uses_the_new_weights(tmp_path):
     assert (tmp_path / "checkpoint" / "state.pt").is_file()
 
 
-def test_resume_continues_the_run_bit_for_bit(tmp_path):
+@pytest.mark.parametrize("warmup_steps", [0, 4])
+def test_resume_continues_the_run_bit_for_bit(tmp_path, warmup_steps):
     full = tiny_policy()
-    rows_full = grpo_trainer.train(cfg_for(tmp_path / "full", updates=2), policy=full,
-                                   rollout=fake_rollout_groups(),
+    rows_full = grpo_trainer.train(cfg_for(tmp_path / "full", updates=2, warmup_steps=warmup_steps),
+                                   policy=full, rollout=fake_rollout_groups(),
                                    console=Console(file=io.StringIO()))
     part = tiny_policy()
-    grpo_trainer.train(cfg_for(tmp_path / "part", updates=1), policy=part,
-                       rollout=fake_rollout_groups(), console=Console(file=io.StringIO()))
+    grpo_trainer.train(cfg_for(tmp_path / "part", updates=1, warmup_steps=warmup_steps),
+                       policy=part, rollout=fake_rollout_groups(),
+                       console=Console(file=io.StringIO()))
     resumed = tiny_policy()  # fresh weights: everything must come from the checkpoint
-    rows_resumed = grpo_trainer.train(cfg_for(tmp_path / "part", updates=2, resume=True),
-                                      policy=resumed, rollout=fake_rollout_groups(),
-                                      console=Console(file=io.StringIO()))
+    rows_resumed = grpo_trainer.train(
+        cfg_for(tmp_path / "part", updates=2, resume=True, warmup_steps=warmup_steps),
+        policy=resumed, rollout=fake_rollout_groups(), console=Console(file=io.StringIO()))
     assert [r["skipped"] for r in rows_full] == [0, 0]
+    # One optimizer step per update here (no minibatches), so the warm-up's rates by hand;
+    # the second update's rate must come from the checkpointed optimizer.
+    assert [r["lr"] for r in rows_resumed] == ([1e-2, 1e-2] if not warmup_steps
+                                               else [0.25e-2, 0.5e-2])
     assert [without_timing(r) for r in rows_resumed] == [without_timing(r) for r in rows_full]
     a, b = weights(full.model), weights(resumed.model)
     assert all(torch.equal(a[k], b[k]) for k in a)

@@ -1,0 +1,45 @@
+"""The optimizer's warm-up: the rate per step, and that resuming continues the schedule."""
+
+import pytest
+import torch
+
+from agentgym.trainers.optim import make_optimizer, optimizer_step, steps_taken, warmup_lr
+
+
+def test_warmup_rates_by_hand():
+    assert [warmup_lr(8.0, s, 4) for s in range(6)] == [2.0, 4.0, 6.0, 8.0, 8.0, 8.0]
+    assert [warmup_lr(8.0, s, 0) for s in range(3)] == [8.0, 8.0, 8.0]
+    assert [warmup_lr(8.0, s, 1) for s in range(3)] == [8.0, 8.0, 8.0]
+    assert warmup_lr(3.0, 0, 3) == pytest.approx(1.0)
+
+
+def one_step(warmup_steps: int, lr: float = 1e-2) -> torch.Tensor:
+    weight = torch.nn.Parameter(torch.zeros(3))
+    optimizer = make_optimizer([weight], lr=lr)
+    weight.grad = torch.tensor([5.0, -0.001, 200.0])
+    optimizer_step(optimizer, lr=lr, warmup_steps=warmup_steps)
+    return weight.detach()
+
+
+def test_first_adam_step_moves_every_weight_by_the_warmed_up_rate():
+    # Adam's first step is lr * g / |g| whatever |g|: the reason the warm-up exists.
+    assert one_step(0) == pytest.approx(torch.tensor([-1e-2, 1e-2, -1e-2]), rel=1e-4)
+    assert one_step(4) == pytest.approx(torch.tensor([-2.5e-3, 2.5e-3, -2.5e-3]), rel=1e-4)
+
+
+def test_resumed_optimizer_continues_the_schedule():
+    weight = torch.nn.Parameter(torch.zeros(2))
+    optimizer = make_optimizer([weight], lr=1.0)
+    rates = []
+    for _ in range(2):
+        weight.grad = torch.ones(2)
+        rates.append(optimizer_step(optimizer, lr=1.0, warmup_steps=4))
+    assert steps_taken(optimizer) == 2
+
+    fresh = make_optimizer([weight], lr=1.0)
+    assert steps_taken(fresh) == 0
+    fresh.load_state_dict(optimizer.state_dict())
+    for _ in range(3):
+        weight.grad = torch.ones(2)
+        rates.append(optimizer_step(fresh, lr=1.0, warmup_steps=4))
+    assert rates == [0.25, 0.5, 0.75, 1.0, 1.0]
