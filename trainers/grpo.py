@@ -209,11 +209,9 @@ def ppo_update(
             )
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            norm = torch.nn.utils.clip_grad_norm_(
-                trainable(model), cfg.max_grad_norm if cfg.max_grad_norm > 0 else float("inf")
-            )
-            rate = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps)
-            stats.update(loss=float(loss.detach()), grad_norm=float(norm), lr=rate)
+            step = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps,
+                                  max_grad_norm=cfg.max_grad_norm)
+            stats.update(loss=float(loss.detach()), grad_norm=step.grad_norm, lr=step.lr)
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + value
             steps += 1

@@ -1,4 +1,5 @@
-"""The optimizer every trainer uses: AdamW with an optional linear learning-rate warm-up.
+"""The optimizer every trainer uses: AdamW with gradient clipping and an optional linear
+learning-rate warm-up.
 
 Why a warm-up: Adam divides each gradient by its own running magnitude, so its first steps
 move *every* weight by about ``lr`` whatever the gradient's size (sign-like). A fresh
@@ -14,8 +15,8 @@ any extra checkpoint state.
 >>> weight = torch.nn.Parameter(torch.zeros(2))
 >>> opt = make_optimizer([weight], lr=1e-3)
 >>> weight.grad = torch.ones(2)
->>> optimizer_step(opt, lr=1e-3, warmup_steps=4)
-0.00025
+>>> optimizer_step(opt, lr=1e-3, warmup_steps=4, max_grad_norm=1.0)
+Step(lr=0.00025, grad_norm=1.4142135381698608)
 >>> steps_taken(opt)
 1
 """
@@ -23,10 +24,18 @@ any extra checkpoint state.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import torch
 
-__all__ = ["make_optimizer", "optimizer_step", "steps_taken", "warmup_lr"]
+__all__ = ["Step", "make_optimizer", "optimizer_step", "steps_taken", "warmup_lr"]
+
+
+class Step(NamedTuple):
+    """What one optimizer step used: its learning rate and the gradient norm before clipping."""
+
+    lr: float
+    grad_norm: float
 
 
 def warmup_lr(lr: float, steps_done: int, warmup_steps: int) -> float:
@@ -50,17 +59,24 @@ def make_optimizer(params: Iterable[torch.nn.Parameter], *, lr: float) -> torch.
 
 
 def steps_taken(optimizer: torch.optim.Optimizer) -> int:
-    """How many steps ``optimizer`` has taken (0 before the first; survives ``state_dict``)."""
-    for state in optimizer.state.values():
-        if "step" in state:
-            return int(state["step"])
-    return 0
+    """How many steps ``optimizer`` has taken (0 before the first; survives ``state_dict``).
+
+    The most any parameter has seen: AdamW keeps no state for a parameter until it first
+    has a gradient, so a late-starting one would undercount.
+    """
+    return max((int(state["step"]) for state in optimizer.state.values() if "step" in state),
+               default=0)
 
 
-def optimizer_step(optimizer: torch.optim.Optimizer, *, lr: float, warmup_steps: int) -> float:
-    """Set the warm-up rate on every parameter group, step, and return the rate used."""
+def optimizer_step(optimizer: torch.optim.Optimizer, *, lr: float, warmup_steps: int,
+                   max_grad_norm: float) -> Step:
+    """Clip the gradients to ``max_grad_norm`` (0: no clipping), set the warm-up rate on every
+    parameter group, and step."""
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    norm = torch.nn.utils.clip_grad_norm_(
+        params, max_grad_norm if max_grad_norm > 0 else float("inf"))
     rate = warmup_lr(lr, steps_taken(optimizer), warmup_steps)
     for group in optimizer.param_groups:
         group["lr"] = rate
     optimizer.step()
-    return rate
+    return Step(lr=rate, grad_norm=float(norm))

@@ -120,14 +120,12 @@ def train(
             loss = -(logprobs * batch.completion_mask).sum() / tokens.clamp(min=1.0)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            norm = torch.nn.utils.clip_grad_norm_(
-                trainable(model), cfg.max_grad_norm if cfg.max_grad_norm > 0 else float("inf")
-            )
-            rate = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps)
+            taken = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps,
+                                   max_grad_norm=cfg.max_grad_norm)
 
             # 3. Metrics and checkpoints.
             row = {"update": step + 1, "epoch": epoch + 1, "loss": float(loss.detach()),
-                   "tokens": int(tokens), "grad_norm": float(norm), "lr": rate,
+                   "tokens": int(tokens), "grad_norm": taken.grad_norm, "lr": taken.lr,
                    "elapsed_s": time.perf_counter() - began, **play}
             log.log(row)
             done = step + 1

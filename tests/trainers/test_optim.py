@@ -1,4 +1,4 @@
-"""The optimizer's warm-up: the rate per step, and that resuming continues the schedule."""
+"""The optimizer step: clipping, the warm-up rate per step, and that resuming continues it."""
 
 import pytest
 import torch
@@ -17,7 +17,7 @@ def one_step(warmup_steps: int, lr: float = 1e-2) -> torch.Tensor:
     weight = torch.nn.Parameter(torch.zeros(3))
     optimizer = make_optimizer([weight], lr=lr)
     weight.grad = torch.tensor([5.0, -0.001, 200.0])
-    optimizer_step(optimizer, lr=lr, warmup_steps=warmup_steps)
+    optimizer_step(optimizer, lr=lr, warmup_steps=warmup_steps, max_grad_norm=0.0)
     return weight.detach()
 
 
@@ -33,7 +33,7 @@ def test_resumed_optimizer_continues_the_schedule():
     rates = []
     for _ in range(2):
         weight.grad = torch.ones(2)
-        rates.append(optimizer_step(optimizer, lr=1.0, warmup_steps=4))
+        rates.append(optimizer_step(optimizer, lr=1.0, warmup_steps=4, max_grad_norm=0.0).lr)
     assert steps_taken(optimizer) == 2
 
     fresh = make_optimizer([weight], lr=1.0)
@@ -41,5 +41,31 @@ def test_resumed_optimizer_continues_the_schedule():
     fresh.load_state_dict(optimizer.state_dict())
     for _ in range(3):
         weight.grad = torch.ones(2)
-        rates.append(optimizer_step(fresh, lr=1.0, warmup_steps=4))
+        rates.append(optimizer_step(fresh, lr=1.0, warmup_steps=4, max_grad_norm=0.0).lr)
     assert rates == [0.25, 0.5, 0.75, 1.0, 1.0]
+
+
+def test_gradients_are_clipped_to_max_grad_norm_and_the_norm_before_is_reported():
+    weight = torch.nn.Parameter(torch.zeros(2))
+    optimizer = torch.optim.SGD([weight], lr=1.0)  # SGD: the step is the clipped gradient
+    weight.grad = torch.tensor([3.0, 4.0])
+    step = optimizer_step(optimizer, lr=1.0, warmup_steps=0, max_grad_norm=1.0)
+    assert step.grad_norm == pytest.approx(5.0)
+    assert weight.detach() == pytest.approx(torch.tensor([-0.6, -0.8]), rel=1e-5)
+
+    weight.grad = torch.tensor([3.0, 4.0])
+    assert optimizer_step(optimizer, lr=1.0, warmup_steps=0, max_grad_norm=0.0).grad_norm == 5.0
+    assert weight.detach() == pytest.approx(torch.tensor([-3.6, -4.8]), rel=1e-5)
+
+
+def test_steps_taken_counts_the_most_updated_parameter():
+    # AdamW skips a parameter without a gradient, so per-parameter counts can differ.
+    once, always = torch.nn.Parameter(torch.zeros(1)), torch.nn.Parameter(torch.zeros(1))
+    optimizer = make_optimizer([once, always], lr=1.0)
+    once.grad, always.grad = torch.ones(1), torch.ones(1)
+    optimizer.step()
+    once.grad = None
+    for _ in range(2):
+        always.grad = torch.ones(1)
+        optimizer.step()
+    assert steps_taken(optimizer) == 3
