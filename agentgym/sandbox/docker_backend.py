@@ -441,11 +441,17 @@ class DockerSandbox:
             if not isinstance(path, str) or not path.startswith("/"):
                 raise ValueError(f"copy_out paths must be absolute, got {path!r}")
             rel.append(os.path.normpath(path).lstrip("/") or ".")
-        code, out, err = self._exec_stream(
-            ["tar", "-c", "-C", "/", "--ignore-failed-read", "--", *rel], stdin=None)
-        if code != 0:
-            raise SandboxError(f"copy_out {paths} failed: {_first_line(err.decode() or code)}")
-        return out
+        for _ in range(_COPY_OUT_TRIES):
+            code, out, err = self._exec_stream(
+                ["tar", "-c", "-C", "/", "--ignore-failed-read", "--", *rel], stdin=None)
+            if code != 0:
+                raise SandboxError(f"copy_out {paths} failed: {_first_line(err.decode() or code)}")
+            if tar_is_complete(out):
+                return out
+            # Docker can drop the tail (or all) of a fast-exiting exec's output (moby #27289);
+            # tar only reads, so running it again is safe.
+        raise SandboxError(f"copy_out {paths} came back truncated {_COPY_OUT_TRIES} times "
+                           "(Docker lost the exec's output); try again")
 
     def copy_in(self, tar_bytes: bytes, dest: str) -> None:
         """Extract a tar into the directory ``dest`` (created if missing). An agent sandbox
@@ -808,6 +814,19 @@ class DockerBackend:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_COPY_OUT_TRIES = 3
+
+
+def tar_is_complete(data: bytes) -> bool:
+    """True when ``data`` is a whole tar stream: whole 512-byte blocks ending in the two zero
+    blocks that close every archive. Docker losing an exec's last chunk fails this.
+
+    >>> tar_is_complete(bytes(10240)), tar_is_complete(b""), tar_is_complete(bytes(10240)[:-7])
+    (True, False, False)
+    """
+    return len(data) >= 1024 and len(data) % 512 == 0 and not any(data[-1024:])
 
 
 def _has_members(tar_bytes: bytes) -> bool:

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import io
 import os
 import stat
+import tarfile
 
 import pytest
 
 from agentgym.sandbox import Limits, make_backend
-from agentgym.sandbox.docker_backend import _HEADER, _FrameBuffer, container_options
+from agentgym.sandbox.docker_backend import (
+    _HEADER,
+    DockerSandbox,
+    SandboxError,
+    _FrameBuffer,
+    container_options,
+    tar_is_complete,
+)
 from agentgym.sandbox.images import context_hash
 from agentgym.sandbox.result import decode_output, error_result
 
@@ -70,6 +79,47 @@ def test_frame_buffer_splits_streams_and_lines():
     capped = _FrameBuffer(keep_stdout=4)
     capped.feed(_HEADER.pack(1, 5) + b"12345")
     assert capped.overflow and not capped.stdout
+
+
+def _tar_of(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_tar_is_complete_spots_a_lost_tail():
+    whole = _tar_of({"app/solution.py": b"print(1)\n" * 300})
+    assert tar_is_complete(whole)
+    assert not tar_is_complete(b"")
+    # Block-aligned, but cut right after the member: the two closing zero blocks are gone.
+    assert not tar_is_complete(whole[:512 + 3072])
+    assert not tar_is_complete(whole[:1500])
+
+
+def _sandbox_answering(answers: list[bytes]) -> tuple[DockerSandbox, list[list[str]]]:
+    """A DockerSandbox whose ``docker exec`` returns ``answers`` in turn (no daemon)."""
+    calls: list[list[str]] = []
+    box = object.__new__(DockerSandbox)
+
+    def exec_stream(argv: list[str], *, stdin: bytes | None) -> tuple[int, bytes, bytes]:
+        calls.append(argv)
+        return 0, answers[len(calls) - 1], b""
+
+    box._exec_stream = exec_stream
+    return box, calls
+
+
+def test_copy_out_runs_tar_again_when_docker_loses_its_output():
+    whole = _tar_of({"app/a.txt": b"hello"})
+    box, calls = _sandbox_answering([b"", whole[:600], whole])
+    assert box.copy_out(["/app"]) == whole and len(calls) == 3
+    box, calls = _sandbox_answering([b""] * 3)
+    with pytest.raises(SandboxError, match="truncated 3 times"):
+        box.copy_out(["/app"])
 
 
 def test_context_hash_tracks_content_names_and_modes(tmp_path):
