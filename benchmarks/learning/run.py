@@ -10,7 +10,7 @@
    warm start, ``--seeds`` seeds each, every run stopped once it has taken ``--budget`` env
    steps (``env.step`` calls, i.e. committed turns; VPR additionally *scores* its K candidates
    per state with ``score_actions``, which does not step the env). Runs go ``--parallel`` at
-   a time, each in its own process with ``torch.set_num_threads(1)``.
+   a time, each in its own process with ``torch.set_num_threads(--threads)`` (default 1).
 3. **Held-out evaluation.** A fixed set of ``--eval-episodes`` seeds (from ``--eval-seed``,
    disjoint from every training seed), one episode each, played greedily (temperature 0) by
    the current weights: for the warm start, every ``--eval-every`` env steps during each run,
@@ -78,7 +78,7 @@ def worker(spec: dict[str, Any]) -> None:
     """Run one job (``eval`` of a model, or an RL run with a budget) and write its JSON."""
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(spec.get("threads", 1))
     from agentgym.llm.models import save_model
     from agentgym.trainers.config import load_config
     from agentgym.trainers.grpo import load_policy
@@ -150,7 +150,8 @@ def worker(spec: dict[str, Any]) -> None:
 
 
 def launch(spec: dict[str, Any], log: Path) -> subprocess.Popen:
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    threads = str(spec.get("threads", 1))
+    env = dict(os.environ, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
     with log.open("w") as out:
         return subprocess.Popen([sys.executable, __file__, "--worker", json.dumps(spec)],
                                 stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
@@ -234,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sft-config", default="configs/learn_sft.toml")
     p.add_argument("--grpo-config", default="configs/learn_grpo.toml")
     p.add_argument("--vpr-config", default="configs/learn_vpr.toml")
-    p.add_argument("--parallel", type=int, default=2, help="runs at a time (one core each)")
+    p.add_argument("--parallel", type=int, default=2, help="runs at a time")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads per run (--parallel 1 --threads 2: one run on both cores)")
     p.add_argument("--timeout", type=float, default=1200, help="seconds per run before a kill")
     p.add_argument("--summarize-only", action="store_true",
                    help="start no run; write the plot and JSON from what --out holds")
@@ -251,11 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     for path in (args.sft_config, args.grpo_config, args.vpr_config):
         if not (ROOT / path).is_file():
             raise ValueError(f"config file {path} does not exist")
-    if args.seeds < 1 or args.budget < 1 or args.eval_episodes < 1:
-        raise ValueError("--seeds, --budget and --eval-episodes must be >= 1")
+    if min(args.seeds, args.budget, args.eval_episodes, args.parallel, args.threads) < 1:
+        raise ValueError("--seeds, --budget, --eval-episodes, --parallel and --threads "
+                         "must be >= 1")
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    common = {"eval_seed": args.eval_seed, "eval_episodes": args.eval_episodes}
+    common = {"eval_seed": args.eval_seed, "eval_episodes": args.eval_episodes,
+              "threads": args.threads}
 
     # 1. The warm start (once; reused if it is already there).
     sft_dir = out / "sft"
