@@ -69,6 +69,8 @@ ROOT_ENV = {"PATH": ROOT_PATH, "HOME": "/root", "LANG": "C.UTF-8", "USER": "root
 # runner enforces the timeout itself, this only catches a runner that was stopped or wedged.
 _GRACE_S = 3.0
 _RUNNER_START_S = 30.0
+# copy_out's tar runs again when Docker loses its output (moby #27289); a third loss is reported.
+_COPY_OUT_TRIES = 3
 # The capabilities the verifier's root needs to handle files the agent owns (copy them in
 # with their owners, let tests write beside them); everything else stays dropped.
 _CLEAN_ROOT_CAPS = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETUID", "SETGID", "KILL"]
@@ -434,16 +436,17 @@ class DockerSandbox:
     def copy_out(self, paths: list[str]) -> bytes:
         """A tar of the given absolute paths (member names without the leading ``/``).
 
-        Unreadable or missing paths are left out. Raises SandboxError when tar fails.
+        Unreadable or missing paths are left out. Raises SandboxError when tar fails, or when
+        Docker loses its output three times in a row.
         """
         rel = []
         for path in paths:
             if not isinstance(path, str) or not path.startswith("/"):
                 raise ValueError(f"copy_out paths must be absolute, got {path!r}")
             rel.append(os.path.normpath(path).lstrip("/") or ".")
+        argv = ["tar", "-c", "-C", "/", "--ignore-failed-read", "--", *rel]
         for _ in range(_COPY_OUT_TRIES):
-            code, out, err = self._exec_stream(
-                ["tar", "-c", "-C", "/", "--ignore-failed-read", "--", *rel], stdin=None)
+            code, out, err = self._exec_stream(argv, stdin=None)
             if code != 0:
                 raise SandboxError(f"copy_out {paths} failed: {_first_line(err.decode() or code)}")
             if tar_is_complete(out):
@@ -814,9 +817,6 @@ class DockerBackend:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-_COPY_OUT_TRIES = 3
 
 
 def tar_is_complete(data: bytes) -> bool:

@@ -78,7 +78,7 @@ def worker(spec: dict[str, Any]) -> None:
     """Run one job (``eval`` of a model, or an RL run with a budget) and write its JSON."""
     import torch
 
-    torch.set_num_threads(spec.get("threads", 1))
+    torch.set_num_threads(spec["threads"])
     from agentgym.llm.models import save_model
     from agentgym.trainers.config import load_config
     from agentgym.trainers.grpo import load_policy
@@ -150,7 +150,7 @@ def worker(spec: dict[str, Any]) -> None:
 
 
 def launch(spec: dict[str, Any], log: Path) -> subprocess.Popen:
-    threads = str(spec.get("threads", 1))
+    threads = str(spec["threads"])
     env = dict(os.environ, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
     with log.open("w") as out:
         return subprocess.Popen([sys.executable, __file__, "--worker", json.dumps(spec)],
