@@ -4,6 +4,7 @@
     agentgym tasks list
     agentgym tasks check environments/terminal/tasks/csv-column-sum
     agentgym docker build-base
+    agentgym docker reap
     agentgym play agentgym/Sudoku-v0 --seed 3
     agentgym eval agentgym/Minesweeper-v0 --agent oracle --episodes 100 --seed 0 --out r.json
     agentgym eval agentgym/WebShop-v0 --agent llm -a model=smollm2 --limit 5 --out w.json
@@ -327,6 +328,13 @@ def cmd_tasks(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_docker(args: argparse.Namespace, console: Console) -> int:
+    if args.docker_command == "reap":
+        from agentgym.sandbox.docker_backend import reap_orphans
+
+        removed = reap_orphans()
+        console.print(Text(f"removed {removed} sandbox container(s) whose owning process on "
+                           "this host is gone"), soft_wrap=True)
+        return 0
     from agentgym.sandbox.base_image import BASE_IMAGE, build_base
 
     image_id = build_base(force=args.force,
@@ -457,9 +465,18 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--backend", default="auto", choices=("auto", "docker", "bwrap"),
                     help="sandbox backend (default: auto, Docker where a daemon answers)")
 
-    dk = sub.add_parser("docker", help="build the sandbox images",
-                        description="Build the images the sandboxes run, offline.")
-    docker_sub = dk.add_subparsers(dest="docker_command", required=True, metavar="{build-base}")
+    dk = sub.add_parser("docker", help="build the sandbox images, remove leaked sandboxes",
+                        description="Build the images the sandboxes run, offline; remove the "
+                        "sandboxes of processes that died.")
+    docker_sub = dk.add_subparsers(dest="docker_command", required=True,
+                                   metavar="{build-base,reap}")
+    docker_sub.add_parser(
+        "reap",
+        help="remove sandbox containers whose owning process on this host is gone",
+        description="Remove the sandbox containers (label agentgym.sandbox) that a process on "
+        "this host started and that outlived it (a kill -9). Every Docker backend does this "
+        "when it starts; this does it by hand.",
+    )
     bb = docker_sub.add_parser(
         "build-base",
         help="build agentgym/base:bookworm (debootstrap + docker import)",

@@ -11,6 +11,11 @@ Groups:
 * ``terminal-command``: one command (``echo hi``) and its output. Ours
   (``DockerSandbox.run`` through the runner), ``docker exec`` through the SDK, the ``docker
   exec`` CLI, and a fresh ``docker run --rm IMAGE sh -c CMD`` per command.
+* ``terminal-verifier``: one verdict on ``csv-column-sum`` after its reference solution, ours
+  against pytest run in the agent's own container.
+* ``terminal-episode``: a warm reset, the reference solution as one command (its milestones
+  checked) and the verdict, on ``csv-column-sum`` and ``py-parse-duration`` (whose hidden
+  tests call the agent's code through the harness).
 
 Targets (the issue's): warm reset <= 100 ms median, command round trip <= 30 ms median.
 Needs a Docker daemon and ``agentgym/base:bookworm``; the compose row needs
@@ -294,3 +299,39 @@ def test_verifier_tests_in_the_agents_container(benchmark, solved):
              unit="verdict")
     done = benchmark.pedantic(once, rounds=scaled(8), warmup_rounds=1)
     assert done.returncode == 0, done.stdout[-300:]
+
+
+# ---------------------------------------------------------------------- a whole episode
+
+EPISODE_TASKS = ("csv-column-sum", "py-parse-duration")
+
+
+@pytest.mark.parametrize("task_id", EPISODE_TASKS)
+def test_episode_ours(benchmark, task_id):
+    """Reset from the warm pool, one command (the reference solution, then the milestones)
+    and the verdict: what one Terminal-v0 episode costs outside the agent's own thinking.
+    ``py-parse-duration``'s hidden tests reach the agent's code through the harness (one
+    child process per test as the agent's uid)."""
+    from agentgym.environments.terminal.agents import solve_command
+    from agentgym.environments.terminal.env import TerminalEnv
+
+    env = TerminalEnv(task=task_id, backend="docker")
+    env.reset(seed=0)  # builds the image and fills the pool (untimed)
+    solve = solve_command(env.task.solution, workdir=env.task.workdir)
+
+    def setup():
+        env.reset(seed=0)
+        return (), {}
+
+    def episode():
+        env.step(solve)
+        return env.step("submit")[-1]
+
+    describe(benchmark, group="terminal-episode", side="agentgym",
+             impl=f"agentgym: warm reset, solution, milestones, verdict ({task_id})",
+             unit="episode", variant=task_id, primary=task_id == EPISODE_TASKS[0])
+    try:
+        info = benchmark.pedantic(episode, setup=setup, rounds=scaled(6), warmup_rounds=1)
+        assert info["success"], info["verdict"]
+    finally:
+        env.close()

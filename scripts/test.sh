@@ -25,9 +25,15 @@ alfworld_note=""
 if ! bash scripts/setup_alfworld.sh; then
     alfworld_note="NOTE: the Household-v0 PDDL cross-check was SKIPPED: .venv-alfworld (alfworld + textworld) could not be installed (the reason is printed above)."
 fi
+# Terminal-v0's tasks checked by Harbor itself (its loader and `harbor lint`) in .venv-harbor.
+harbor_note=""
+if ! bash scripts/setup_harbor.sh; then
+    harbor_note="NOTE: the Terminal-v0 Harbor check was SKIPPED: .venv-harbor (harbor 0.25, Python >= 3.12) could not be installed (the reason is printed above)."
+fi
 .venv/bin/ruff check .
 status=0
 .venv/bin/python -m pytest -n 2 "$@" || status=$?
 if [ -n "$docker_note" ]; then echo "$docker_note"; fi
 if [ -n "$alfworld_note" ]; then echo "$alfworld_note"; fi
+if [ -n "$harbor_note" ]; then echo "$harbor_note"; fi
 exit "$status"

@@ -38,6 +38,8 @@ class Sandbox(Protocol):
     """One running container (or bubblewrap jail) for one episode."""
 
     workdir: str
+    #: True when ``run_argv(user=...)`` really runs as that uid (Docker; not bubblewrap).
+    separate_uids: bool
 
     def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
         """Run a shell command as the sandbox's user in the current cwd (``cd`` persists)."""
@@ -45,6 +47,18 @@ class Sandbox(Protocol):
 
     def run_as_root_script(self, script: str, *, timeout_s: float = 10.0) -> CommandResult:
         """Run a script as root through ``sh -s`` on stdin, never as a file in the sandbox."""
+        ...
+
+    def run_argv(self, argv: list[str], *, user: str | None = None, stdin: bytes | None = None,
+                 env: dict[str, str] | None = None, workdir: str = "/",
+                 timeout_s: float = 120.0) -> CommandResult:
+        """Run ``argv`` in a process of its own as ``user`` (``"uid:gid"``); the exit code
+        is the backend's own view of that process where it has one (Docker's API)."""
+        ...
+
+    def run_check(self, script: str, *, timeout_s: float = 5.0) -> CommandResult:
+        """Run a check (a milestone) with ``bash -s``, as a uid apart from the agent's where
+        the backend has one; nothing it starts survives it."""
         ...
 
     def copy_out(self, paths: list[str]) -> bytes:

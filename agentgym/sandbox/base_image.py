@@ -3,9 +3,11 @@
 No registry can be pulled from here, so the image is made from scratch: ``debootstrap
 --variant=minbase bookworm`` with :data:`BASE_PACKAGES`, a user ``agent`` (uid 1000, home
 ``/home/agent``), a system ``/etc/gitconfig`` (author, ``init.defaultBranch=main``,
-``safe.directory=*``), then ``docker import``. The root filesystem stays in the agentgym
-cache (``agentgym.cache.cache_dir("sandbox", "rootfs-bookworm")``): the bubblewrap backend
-runs on it.
+``safe.directory=*``), the hidden tests' harness as ``agentgym_harness``
+(:data:`HARNESS_PATH`; the image's ``agentgym.harness`` label names its version, and an image
+with an older one is imported again), then ``docker import``. The root filesystem stays in
+the agentgym cache (``agentgym.cache.cache_dir("sandbox", "rootfs-bookworm")``): the
+bubblewrap backend runs on it.
 
 >>> BASE_IMAGE
 'agentgym/base:bookworm'
@@ -15,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -27,12 +30,15 @@ from agentgym.sandbox.docker_backend import SandboxError, _client, _first_line
 __all__ = [
     "BASE_IMAGE",
     "BASE_PACKAGES",
+    "HARNESS_PATH",
     "SUITE",
     "base_image_present",
     "base_rootfs",
     "build_base",
     "export_rootfs",
     "gitconfig",
+    "harness_digest",
+    "harness_source",
     "import_rootfs",
 ]
 
@@ -42,6 +48,9 @@ BASE_PACKAGES = (
     "python3", "python3-pytest", "git", "sqlite3", "make", "procps", "jq", "gawk", "bc",
     "patch", "file", "xz-utils", "bzip2",
 )
+#: Where the image carries the harness: on Debian python3's path, so a Harbor ``test.sh``
+#: that runs the hidden tests outside agentgym's verifier imports it too.
+HARNESS_PATH = "/usr/lib/python3/dist-packages/agentgym_harness.py"
 IMAGE_ENV = ("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
              "LANG=C.UTF-8")
 _DEFAULT_MIRROR = "http://deb.debian.org/debian"
@@ -122,16 +131,37 @@ def export_rootfs(target: Path, *, image: str = BASE_IMAGE, client: object = Non
     return target
 
 
+def harness_source() -> str:
+    """The text of :mod:`agentgym.sandbox.harness`: the image carries it as
+    ``agentgym_harness`` (:data:`HARNESS_PATH`), the verifier ships it beside the tests."""
+    return (Path(__file__).with_name("harness.py")).read_text(encoding="utf-8")
+
+
+def harness_digest() -> str:
+    """16 hex of the harness's hash: the base image's ``agentgym.harness`` label.
+
+    >>> len(harness_digest())
+    16
+    """
+    return hashlib.sha256(harness_source().encode()).hexdigest()[:16]
+
+
 def import_rootfs(rootfs: Path, ref: str, *, client: object = None) -> str:
-    """``tar -C rootfs -c . | docker import`` with the image's ENV; returns the image id."""
+    """``tar -C rootfs -c . | docker import`` with the image's ENV and the current harness
+    (written into ``rootfs`` first, labelled with its digest); returns the image id."""
     client = client or _client()
+    target = Path(rootfs) / HARNESS_PATH.lstrip("/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(harness_source(), encoding="utf-8")
+    target.chmod(0o644)
     tar = subprocess.Popen(["tar", "--numeric-owner", "-C", str(rootfs), "-c", "."],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     repository, _, tag = ref.partition(":")
     try:
         client.api.import_image_from_stream(
             tar.stdout, repository=repository, tag=tag or "latest",
-            changes=[f"ENV {pair}" for pair in IMAGE_ENV])
+            changes=[*(f"ENV {pair}" for pair in IMAGE_ENV),
+                     f"LABEL agentgym.harness={harness_digest()}"])
     except Exception as exc:  # docker.errors.APIError
         tar.kill()
         raise SandboxError(f"docker import of {rootfs} failed: {_first_line(exc)}") from exc
@@ -176,15 +206,21 @@ def build_base(force: bool = False, log: Callable[[str], None] | None = None, *,
     """
     say = log or (lambda _line: None)
     client = _client()
+    found = None
     if not force:
         try:
             found = client.images.get(image)
         except Exception:  # ImageNotFound: build it
             pass
         else:
-            say(f"reusing {image} ({found.id[:19]})")
-            return found.id
+            labels = found.attrs.get("Config", {}).get("Labels") or {}
+            if labels.get("agentgym.harness") == harness_digest():
+                say(f"reusing {image} ({found.id[:19]})")
+                return found.id
+            say(f"{image} carries an older agentgym_harness: importing it again")
     rootfs = Path(rootfs) if rootfs is not None else base_rootfs()
+    if found is not None and not (rootfs / "etc" / "gitconfig").is_file():
+        export_rootfs(rootfs, image=image, client=client)  # built elsewhere: no debootstrap
     if force or not (rootfs / "etc" / "gitconfig").is_file():
         _debootstrap(rootfs, say)
     else:

@@ -133,6 +133,9 @@ def parse_dockerfile(text: str, *, name: str = "Dockerfile") -> list[tuple[str, 
 class BwrapSandbox:
     """One bubblewrap jail running the command runner (see the module docstring)."""
 
+    #: One uid for everything in the jail: no check can run apart from the agent's code.
+    separate_uids = False
+
     def __init__(self, argv: list[str], limits: Limits, *, workdir: str, env: dict[str, str],
                  run_as: int | None) -> None:
         self.limits = limits
@@ -253,6 +256,39 @@ class BwrapSandbox:
         answer = self._ask({"op": "script", "script": script, "cwd": self.workdir,
                             "timeout": timeout, "limit": self.limits.output_limit,
                             "env": ROOT_ENV}, timeout, self.workdir)
+        return self._result(answer, self.workdir, started)
+
+    def run_argv(self, argv: list[str], *, user: str | None = None, stdin: bytes | None = None,
+                 env: dict[str, str] | None = None, workdir: str = "/",
+                 timeout_s: float = 120.0) -> CommandResult:
+        """Run ``argv`` (the Docker backend's call). A jail has one uid, so ``user`` is not
+        honoured, and the exit code is the runner's report from inside the jail: nothing
+        here separates the agent from a check (the verifier marks such verdicts
+        ``isolated: false``)."""
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise TypeError("argv must be a non-empty list of strings")
+        timeout = self._timeout(timeout_s)
+        started = time.monotonic()
+        command = shlex.join(argv)
+        if env is not None:
+            command = shlex.join(["env", "-i", *(f"{k}={v}" for k, v in env.items())]) + \
+                " " + command
+        request: dict[str, Any] = {"op": "run", "cmd": command, "cwd": workdir,
+                                   "timeout": timeout, "limit": self.limits.output_limit}
+        if stdin is not None:
+            request["stdin"] = base64.b64encode(stdin).decode()
+        return self._result(self._ask(request, timeout, workdir), workdir, started)
+
+    def run_check(self, script: str, *, timeout_s: float = 5.0) -> CommandResult:
+        """Run ``script`` with ``bash -s`` in the workdir (the Docker backend's call); a jail
+        has one uid, so the check runs as the agent's."""
+        if not isinstance(script, str):
+            raise TypeError(f"script must be a str, got {type(script).__name__}")
+        timeout = self._timeout(timeout_s)
+        started = time.monotonic()
+        answer = self._ask({"op": "script", "script": script, "cwd": self.workdir,
+                            "timeout": timeout, "limit": self.limits.output_limit,
+                            "env": ROOT_ENV, "shell": "/bin/bash"}, timeout, self.workdir)
         return self._result(answer, self.workdir, started)
 
     def _pipe(self, command: str, stdin: bytes | None, limit: int) -> dict[str, Any]:

@@ -4,8 +4,10 @@ Every container: ``--network none`` (unless ``Limits.network``), memory (no swap
 pids limits, user ``agent`` (1000:1000), all capabilities dropped, ``no-new-privileges``, a
 read-only root, size-capped tmpfs mounts on the workspace, ``/tmp`` and the agent's home, an
 init process that reaps orphans (``sleep infinity`` is its child), no Docker socket and no
-host mounts, and the label ``agentgym.sandbox=1`` (``docker ps -a --filter
-label=agentgym.sandbox`` finds leaks).
+host mounts, and the label ``agentgym.sandbox=1`` with the owning process (host, pid and its
+start time): a backend that starts removes the containers of owners that died
+(:func:`reap_orphans`, also ``agentgym docker reap``), so a ``kill -9`` leaks nothing for
+longer than the next start.
 
 The workspace is a tmpfs (so filling it is contained by its size), seeded with the image's
 workdir: a tar of it is captured once per image and streamed into ``tar -x`` through an
@@ -13,9 +15,12 @@ exec's stdin (``docker cp`` / ``put_archive`` cannot write into tmpfs mounts).
 
 Commands go to a long-lived runner (:mod:`agentgym.sandbox.runner`) started by one exec and
 attached over its socket: a round trip costs a few milliseconds where a ``docker exec`` costs
-tens. Milestone scripts go to a second runner started as root (``docker exec -u root``; in
-an agent sandbox that root has no capabilities either), the script's text on ``sh -s``'s
-stdin. If the agent kills its runner, the next call restarts it.
+tens. If the agent kills its runner, the next call restarts it. Milestones go to a second
+runner started as uid 1001 (:meth:`DockerSandbox.run_check`: neither root nor the agent,
+which kills what each check left). The verifier's test run trusts nothing inside its
+container: :meth:`DockerSandbox.run_argv` is a ``docker exec`` of its own, as the uid it asks
+for, whose exit code is the one Docker's API records. ``run_as_root_script`` starts a root
+runner on first use (in an agent sandbox that root has no capabilities either).
 
 >>> backend = DockerBackend()  # doctest: +SKIP
 >>> box = backend.start("agentgym/base:bookworm", Limits(), workdir="/app")  # doctest: +SKIP
@@ -32,6 +37,7 @@ import contextlib
 import functools
 import io
 import json
+import math
 import os
 import queue
 import socket
@@ -49,6 +55,8 @@ from agentgym.sandbox.result import EXIT_KILLED, EXIT_TIMEOUT, CommandResult, de
 
 __all__ = [
     "AGENT_USER",
+    "CHECK_ENV",
+    "CHECK_USER",
     "CLEAN_WRITABLE",
     "LABEL",
     "ROOT_PATH",
@@ -56,6 +64,8 @@ __all__ = [
     "DockerSandbox",
     "SandboxError",
     "docker_available",
+    "owner_labels",
+    "process_start",
     "reap_orphans",
 ]
 
@@ -65,6 +75,11 @@ LABEL = "agentgym.sandbox"
 ROOT_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 _AGENT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 ROOT_ENV = {"PATH": ROOT_PATH, "HOME": "/root", "LANG": "C.UTF-8", "USER": "root"}
+#: The uid of checks in an agent's sandbox (milestones): neither root nor the agent.
+CHECK_USER = "1001:1001"
+#: Their environment: no home to read configuration from, no git config but the system's.
+CHECK_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8",
+             "PYTHONDONTWRITEBYTECODE": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 # Added to a command's own timeout before the host gives up on the runner's answer: the
 # runner enforces the timeout itself, this only catches a runner that was stopped or wedged.
 _GRACE_S = 3.0
@@ -105,12 +120,35 @@ def docker_available() -> bool:
         return False
 
 
+def process_start(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, from ``/proc``), "" when it is
+    gone: with the pid it names one process for good, so a reused pid is not its owner.
+
+    >>> process_start(os.getpid()) != "" and process_start(2 ** 22 + 1) == ""
+    True
+    """
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def owner_labels() -> dict[str, str]:
+    """The labels naming this process as a container's owner (host, pid, its start time)."""
+    pid = os.getpid()
+    return {f"{LABEL}.pid": str(pid), f"{LABEL}.pidstart": process_start(pid),
+            f"{LABEL}.host": socket.gethostname()}
+
+
 def reap_orphans(client: Any = None) -> int:
     """Remove sandbox containers whose owning process (on this host) is gone: what a
     ``kill -9`` of a Python process leaves behind. Returns how many were removed.
 
-    Only containers labelled with this host's name and a pid that no longer runs here are
-    touched, so other machines' sandboxes on a shared daemon are left alone.
+    Every :class:`DockerBackend` calls it when it starts; ``agentgym docker reap`` calls it by
+    hand. Only containers labelled with this host's name are touched, so other machines'
+    sandboxes on a shared daemon are left alone; a container's owner is gone when its pid
+    no longer runs, or runs a process that started at another time (a reused pid).
     """
     client = client or _client()
     host = socket.gethostname()
@@ -120,12 +158,12 @@ def reap_orphans(client: Any = None) -> int:
     for summary in client.api.containers(all=True, filters={"label": f"{LABEL}.host={host}"}):
         labels = summary.get("Labels") or {}
         try:
-            os.kill(int(labels.get(f"{LABEL}.pid", "")), 0)
+            pid = int(labels.get(f"{LABEL}.pid", ""))
+        except ValueError:
+            continue  # no owner recorded: not ours to judge
+        started = process_start(pid)
+        if started and started == labels.get(f"{LABEL}.pidstart", started):
             continue  # the owner still runs
-        except ProcessLookupError:
-            pass
-        except (ValueError, PermissionError):
-            continue  # no pid label, or a live process of another user
         with contextlib.suppress(Exception):  # already gone (removed by its owner's reaper)
             client.api.remove_container(summary["Id"], force=True)
         removed += 1
@@ -207,9 +245,7 @@ def container_options(limits: Limits, *, workdir: str, clean: bool, user: str) -
         "tmpfs": tmpfs,
         "shm_size": f"{limits.tmp_mb}m",
         "hostname": "sandbox",
-        "labels": {LABEL: "1", f"{LABEL}.pid": str(os.getpid()),
-                   f"{LABEL}.host": socket.gethostname(),
-                   f"{LABEL}.role": "clean" if clean else "agent"},
+        "labels": {LABEL: "1", **owner_labels(), f"{LABEL}.role": "clean" if clean else "agent"},
     }
     if clean and user.split(":")[0] in ("root", "0"):
         opts["cap_add"] = list(_CLEAN_ROOT_CAPS)
@@ -224,6 +260,9 @@ class DockerSandbox:
     started them. Killing the container's main process ends the sandbox: every later
     ``run`` answers exit code 137 with an explanation.
     """
+
+    #: A check can run as a uid of its own (``run_argv(user=...)``), apart from the agent's.
+    separate_uids = True
 
     def __init__(self, client: Any, container: Any, limits: Limits, *, workdir: str,
                  user: str, image_env: dict[str, str], reaper: _Reaper | None = None,
@@ -284,6 +323,24 @@ class DockerSandbox:
                    "limit": self.limits.output_limit, "env": ROOT_ENV}
         return self._ask("main" if self._root else "root", request, timeout,
                          cwd=self.workdir)
+
+    def run_check(self, script: str, *, timeout_s: float = 5.0) -> CommandResult:
+        """Run ``script`` with ``bash -s`` as :data:`CHECK_USER` (uid 1001: neither root nor
+        the agent, no capabilities), in the workdir, with :data:`CHECK_ENV`; then kill every
+        other process of that uid. Through a runner of that uid kept running (one round trip,
+        not a ``docker exec``): the agent cannot reach it, but code the script itself runs
+        shares its uid, so a check that runs the agent's code can be bent by that code.
+
+        >>> box.run_check("id -u").stdout  # doctest: +SKIP
+        '1001\\n'
+        """
+        if not isinstance(script, str):
+            raise TypeError(f"script must be a str, got {type(script).__name__}")
+        timeout = self._timeout(timeout_s)
+        request = {"op": "script", "script": script, "cwd": self.workdir, "timeout": timeout,
+                   "limit": self.limits.output_limit, "env": CHECK_ENV, "shell": "/bin/bash",
+                   "reap": True}
+        return self._ask("check", request, timeout, cwd=self.workdir)
 
     def ping(self) -> bool:
         """True when the container runs and its runner answers (a pooled sandbox's health)."""
@@ -370,8 +427,8 @@ class DockerSandbox:
             return held[0]
         if not self._running():
             raise SandboxError(self._dead)
-        user = "0:0" if which == "root" else self.user
-        env = ROOT_ENV if which == "root" else self._env
+        user = {"root": "0:0", "check": CHECK_USER}.get(which, self.user)
+        env = {"root": ROOT_ENV, "check": CHECK_ENV}.get(which, self._env)
         config = json.dumps({"env": env, "workdir": self.workdir, "reap": reap})
         api = self._client.api
         try:
@@ -399,7 +456,7 @@ class DockerSandbox:
         """End a wedged runner (and, at the next start, what its command left running)."""
         held = self._channels.get(which)
         if held is not None:
-            user = "0:0" if which == "root" else self.user
+            user = {"root": "0:0", "check": CHECK_USER}.get(which, self.user)
             with contextlib.suppress(Exception):
                 self._container.exec_run(["kill", "-9", str(held[1])], user=user)
         self._drop(which)
@@ -471,9 +528,32 @@ class DockerSandbox:
         if code != 0:
             raise SandboxError(f"copy_in to {dest} failed: {_first_line(err.decode() or code)}")
 
-    def _exec_stream(self, argv: list[str], *, stdin: bytes | None,
-                     timeout: float = 120.0) -> tuple[int, bytes, bytes]:
-        """One ``docker exec`` as the sandbox's user with stdin fed and output streamed."""
+    def run_argv(self, argv: list[str], *, user: str | None = None, stdin: bytes | None = None,
+                 env: dict[str, str] | None = None, workdir: str = "/",
+                 timeout_s: float = 120.0) -> CommandResult:
+        """Run ``argv`` in its own ``docker exec`` and report the exit code as Docker's API
+        saw it (``ExecInspect``), never as text from inside the container: what the verifier
+        trusts. ``user`` is ``"uid:gid"`` (the sandbox's user by default), ``env`` the whole
+        environment (a minimal one by default); ``timeout_s`` kills it (exit 137).
+
+        >>> box.run_argv(["sh", "-c", "exit 3"]).exit_code  # doctest: +SKIP
+        3
+        """
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise TypeError("argv must be a non-empty list of strings")
+        started = time.monotonic()
+        environ = dict(env) if env is not None else {"PATH": ROOT_PATH, "LANG": "C.UTF-8"}
+        code, out, err = self._exec_stream(argv, stdin=stdin, timeout=self._timeout(timeout_s),
+                                           user=user, env=environ, workdir=workdir)
+        return CommandResult(decode_output(out), decode_output(err), code,
+                             code == EXIT_KILLED and time.monotonic() - started >= timeout_s,
+                             False, workdir, time.monotonic() - started)
+
+    def _exec_stream(self, argv: list[str], *, stdin: bytes | None, timeout: float = 120.0,
+                     user: str | None = None, env: dict[str, str] | None = None,
+                     workdir: str = "/") -> tuple[int, bytes, bytes]:
+        """One ``docker exec`` (as the sandbox's user unless ``user``) with stdin fed and
+        output streamed; the exit code is Docker's."""
         if self.closed:
             raise SandboxError("the sandbox is closed")
         if not self._running():
@@ -482,9 +562,10 @@ class DockerSandbox:
         cap = (self.limits.workspace_mb + self.limits.tmp_mb + 64) << 20
         try:
             exec_id = api.exec_create(
-                self._container.id, ["timeout", "-s", "KILL", str(int(timeout)), *argv],
-                stdin=stdin is not None, stdout=True, stderr=True, user=self.user, workdir="/",
-                environment=self._env)["Id"]
+                self._container.id,
+                ["timeout", "-s", "KILL", str(max(1, math.ceil(timeout))), *argv],
+                stdin=stdin is not None, stdout=True, stderr=True, user=user or self.user,
+                workdir=workdir, environment=self._env if env is None else env)["Id"]
             sock = api.exec_start(exec_id, socket=True)
         except Exception as exc:
             raise SandboxError(f"docker exec failed: {_first_line(exc)}") from exc
@@ -614,6 +695,10 @@ class DockerBackend:
         if not isinstance(max_pools, int) or max_pools < 1:
             raise ValueError(f"max_pools must be an int >= 1, got {max_pools!r}")
         self.client = _client()
+        # What a kill -9 of an earlier process on this host left running (its episode and its
+        # warm spares) goes now, before this backend adds its own.
+        with contextlib.suppress(Exception):
+            reap_orphans(self.client)
         self.pool_size = pool_size
         self.max_pools = max_pools
         self._pools: dict[tuple[str, Limits, str], Any] = {}
@@ -748,7 +833,8 @@ class DockerBackend:
                 return self._seeds[key]
         api = self.client.api
         cid = api.create_container(image_id, command=["true"],
-                                   labels={LABEL: "1", f"{LABEL}.role": "seed"})["Id"]
+                                   labels={LABEL: "1", **owner_labels(),
+                                           f"{LABEL}.role": "seed"})["Id"]
         try:
             stream, _ = api.get_archive(cid, workdir)
             data = b"".join(stream)
@@ -785,9 +871,9 @@ class DockerBackend:
         try:
             if seed and _has_members(seed):
                 box._untar(seed, workdir, strip=1)
-            box._channel("main")
-            if not clean:
-                box._channel("root")  # the milestones' runner, ready before the first check
+            if not clean:  # the verifier's checks use run_argv; its runner starts on demand
+                box._channel("main")
+                box._channel("check")  # the milestones' runner, ready before the first check
         except BaseException:
             box.close()
             raise

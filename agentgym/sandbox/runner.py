@@ -10,8 +10,9 @@ request  ``{"op": "run", "cmd": "...", "cwd": "/app", "timeout": 10, "limit": 16
 response ``{"exit": 0, "stdout": b64, "stderr": b64, "dropped": 0, "timed_out": false,
 "cwd": "/app", "duration": 0.003, "note": ""}``
 
-Other ops: ``ping`` and ``script`` (text fed to ``sh -s`` on stdin: the milestone scripts,
-run by a second runner started as root).
+Other ops: ``ping`` and ``script`` (text fed to ``sh -s`` on stdin, or ``"shell"``'s ``-s``;
+with ``"reap": true`` every other process of the runner's uid is killed afterwards: the
+milestones' runner, started as a uid of its own, does that after each check).
 
 Each command runs in its own session, so it and everything it starts form one process
 group: a timeout kills the group, and so does the command's end (background jobs end with
@@ -351,11 +352,15 @@ class Runner:
         cwd = req.get("cwd") or self.workdir
         job = Job(cwd=cwd if os.path.isdir(cwd) else "/", env=req.get("env") or self.env,
                   stdin=req["script"].encode("utf-8", "replace"))
-        note = self._spawn(job, ["/bin/sh", "-s"])
+        note = self._spawn(job, [req.get("shell") or "/bin/sh", "-s"])
         out = job.collect(float(req.get("timeout", 10)), int(req.get("limit", 16384)))
         out["cwd"] = cwd
         if out["timed_out"]:
             note += f"script timed out after {req.get('timeout')} s; its processes were killed\n"
+        if req.get("reap"):
+            # A check's runner has a uid of its own: whatever the script started and left
+            # (setsid, double fork) is this uid's, and none of it may outlive the check.
+            _kill_all_but_me()
         out["note"] = note
         return out
 

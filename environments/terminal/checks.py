@@ -3,8 +3,10 @@
 :func:`check_task` runs, in order (a failed step stops the ones that need it):
 
 1. ``task.toml`` and the files parse and validate (:func:`.task.load_task`);
-2. the Dockerfile starts ``FROM`` the project's base image (nothing can be pulled offline)
-   and the solution fits in one action;
+2. the Dockerfile starts ``FROM`` the project's base image (nothing can be pulled offline),
+   the hidden tests reach the agent's code only through ``agentgym_harness``
+   (:func:`.boundary.boundary_violations`: no import of it, no process of its started by the
+   tests themselves) and the solution fits in one action;
 3. the image builds offline;
 4. doing nothing scores 0 (``reset`` then ``submit``), and not every milestone holds at the
    start (a warning: such a milestone cannot shape anything);
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .agents import SUBMIT, solve_command
+from .boundary import boundary_violations
 from .task import Task, TaskError, load_task
 
 __all__ = ["Check", "CheckReport", "check_task", "dockerfile_base"]
@@ -91,7 +94,8 @@ def check_task(directory: str | Path, *, backend: str = "auto") -> CheckReport:
         return report()
     add("task.toml and files", "ok",
         f"{task.id}: {task.difficulty} {task.category}, split {task.split}, {task.test_kind} "
-        f"tests, {len(task.milestone_paths)} milestones, {task.max_steps} steps")
+        f"tests ({task.test_count or 'no'} declared), {len(task.milestone_paths)} milestones, "
+        f"{task.max_steps} steps")
 
     base = dockerfile_base((task.environment_dir / "Dockerfile").read_text(errors="replace"))
     if base != BASE_IMAGE:
@@ -100,6 +104,16 @@ def check_task(directory: str | Path, *, backend: str = "auto") -> CheckReport:
             f"pulled offline), got {base!r}")
         return report()
     add("Dockerfile FROM", "ok", BASE_IMAGE)
+
+    if task.test_kind == "pytest":
+        crossings = boundary_violations(task.tests_dir)
+        if crossings:
+            add("hidden tests behind the harness", "fail",
+                f"{task.tests_dir}/{crossings[0]}"
+                + (f" (and {len(crossings) - 1} more)" if len(crossings) > 1 else ""))
+            return report()
+        add("hidden tests behind the harness", "ok",
+            "no import of the agent's code, no process started outside agentgym_harness")
 
     from .env import TerminalEnv
 

@@ -105,10 +105,11 @@ class TerminalEnv(TextEnv):
     :mod:`agentgym.environments.webshop.reward`):
 
     * ``phi`` is the share of the task's hidden milestones (``milestones/*.sh``) that hold,
-      checked after each command through one root shell fed on stdin (never files in the
-      container); at the end of an episode ``phi(s_T)`` is the outcome. The process rewards
-      of an episode therefore add up to ``gamma``-discounted ``outcome - phi(s_0)`` and no
-      loop can farm them; the shaping cannot change the optimal policy.
+      checked after each command as uid 1001 (neither root nor the agent; the script on
+      stdin, never a file in the container; what it starts is killed); at the end of an
+      episode ``phi(s_T)`` is the outcome. The process rewards of an episode therefore add
+      up to ``gamma``-discounted ``outcome - phi(s_0)`` and no loop can farm them; the
+      shaping cannot change the optimal policy.
     * outcome: after ``submit``, or when the episode is truncated (out of steps or of invalid
       actions), the verifier (:mod:`.verifier`) runs the hidden tests on the artifacts in a
       clean container; the outcome is the share that passed. **Success** (only on
@@ -118,7 +119,8 @@ class TerminalEnv(TextEnv):
 
     ``info["reward_components"]`` has ``tests_passed``, ``tests_total`` (0 until the verifier
     ran) and ``milestones`` (the share holding after the step); ``info["verdict"]`` the
-    verifier's summary (what it stripped, why a run scored 0) on the last step.
+    verifier's summary (what it stripped, why a run scored 0, ``isolated``: whether the
+    agent's code ran apart from the tests, False under bubblewrap) on the last step.
 
     Costs: ``get_state`` is a JSON record (the task, the command history, the potential);
     ``set_state`` replays the history in a fresh sandbox (one warm container plus the time of
@@ -457,7 +459,7 @@ class TerminalEnv(TextEnv):
         v = d["verdict"]
         self._verdict = None if v is None else Verdict(
             int(v["passed"]), int(v["total"]), float(v["reward"]), tuple(v["stripped"]),
-            str(v["reason"]))
+            str(v["reason"]), isolated=bool(v.get("isolated", True)))
 
     def _score(self, move: tuple[str, str], snapshot: bytes) -> float:
         kind, command = move

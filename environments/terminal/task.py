@@ -2,11 +2,17 @@
 
 A task directory holds ``task.toml``, ``instruction.md``, ``environment/Dockerfile`` (``FROM``
 the project's base image) and the files it copies, ``tests/`` (hidden: ``test_*.py`` run by
-pytest, or Harbor's ``tests/test.sh`` writing ``/logs/verifier/reward.txt``),
+pytest, and/or Harbor's ``tests/test.sh`` writing ``/logs/verifier/reward.txt``),
 ``solution/solve.sh`` and optional ``milestones/*.sh``. Every error names the file and the
 field, so ``agentgym tasks check`` can print it as it is::
 
     path/to/task.toml: [metadata].difficulty must be easy | medium | hard, got 'expert'
+
+``task.toml`` is Harbor's schema (``harbor lint`` reports no unknown field): Harbor's own keys
+where Harbor has one (``[environment].network_mode``, ``[environment].workdir``, the budgets
+and limits), agentgym's own keys under the free-form ``[metadata.agentgym]`` table (``split``,
+``max_steps``, ``command_timeout_sec``, ``pids``, ``test_count``). A key of the old layout is
+refused with one line saying where it moved (:data:`MOVED_KEYS`).
 
 >>> from agentgym.environments.terminal.task import bundled_tasks
 >>> all(t.split in ("train", "test") for t in bundled_tasks())
@@ -28,6 +34,7 @@ from agentgym.sandbox.limits import Limits
 __all__ = [
     "CATEGORIES",
     "DIFFICULTIES",
+    "MOVED_KEYS",
     "SPLITS",
     "TASKS_DIR",
     "Task",
@@ -52,6 +59,20 @@ _FORBIDDEN_ARTIFACT_ROOTS = (
 )
 
 
+#: Keys of the pre-Harbor layout and where each one lives now (``harbor lint`` rejects the old
+#: places as unknown fields, and ``allow_internet`` is deprecated there).
+MOVED_KEYS: dict[tuple[str, str], str] = {
+    ("agent", "max_steps"): "[metadata.agentgym].max_steps",
+    ("agent", "command_timeout_sec"): "[metadata.agentgym].command_timeout_sec",
+    ("environment", "pids"): "[metadata.agentgym].pids",
+    ("environment", "allow_internet"): '[environment].network_mode ("no-network" | "public")',
+    ("agentgym", "split"): "[metadata.agentgym].split",
+    ("agentgym", "workdir"): "[environment].workdir",
+}
+# Harbor's network modes agentgym can honour (its sandbox has no host allowlist).
+_NETWORK_MODES: dict[str, bool] = {"no-network": False, "public": True}
+_AGENTGYM_KEYS = frozenset({"split", "max_steps", "command_timeout_sec", "pids", "test_count"})
+
 # Artifact paths and the workdir go into shell scripts of the verifier: plain characters only.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9._/-]+")
 
@@ -65,9 +86,12 @@ class Task:
     """One parsed, validated task directory.
 
     ``id`` is the directory's name (``task.toml``'s ``[task].name`` ends with it,
-    ``agentgym/<id>`` for the bundled tasks). ``test_kind`` is ``"pytest"`` (``tests/test_*.py``)
-    or ``"harbor"`` (``tests/test.sh``). ``limits`` are the sandbox limits of the agent's
-    container (and of the verifier's, with the verifier's timeout).
+    ``agentgym/<id>`` for the bundled tasks). ``test_kind`` is ``"pytest"`` when ``tests/`` has
+    ``test_*.py`` files (agentgym's verifier runs them; a ``tests/test.sh`` beside them is only
+    for Harbor) and ``"harbor"`` for a ``tests/test.sh`` alone. ``test_count`` is the number of
+    test cases pytest collects, as ``task.toml`` declares it (required for pytest tasks, None
+    for a Harbor task that does not declare one). ``limits`` are the sandbox limits of the
+    agent's container (and of the verifier's, with the verifier's timeout).
 
     >>> task = load_task(TASKS_DIR / bundled_tasks()[0].id)
     >>> task.workdir, task.difficulty in DIFFICULTIES
@@ -96,6 +120,7 @@ class Task:
     solution_path: Path
     milestone_paths: tuple[Path, ...]
     test_kind: str
+    test_count: int | None = None
 
     @property
     def instruction(self) -> str:
@@ -124,9 +149,13 @@ class _Fields:
         return TaskError(f"{self.path}: {field} {message}")
 
     def section(self, name: str) -> dict[str, Any]:
-        value = self.data.get(name, {})
-        if not isinstance(value, dict):
-            raise self.fail(f"[{name}]", f"must be a table, got {type(value).__name__}")
+        """The table ``name`` (dotted when nested: ``"metadata.agentgym"``); ``{}`` if absent."""
+        value: Any = self.data
+        for depth, part in enumerate(name.split(".")):
+            value = value.get(part, {})
+            if not isinstance(value, dict):
+                where = ".".join(name.split(".")[: depth + 1])
+                raise self.fail(f"[{where}]", f"must be a table, got {type(value).__name__}")
         return value
 
     def get(self, section: str | None, key: str, default: Any = ..., *, kind: Any = str) -> Any:
@@ -191,6 +220,13 @@ def _check_artifact(fields: _Fields, path: str) -> str:
     return norm
 
 
+def _refuse_unknown(fields: _Fields, section: str, known: set[str] | frozenset[str]) -> None:
+    unknown = sorted(set(fields.section(section)) - known)
+    if unknown:
+        names = ", ".join(sorted(known))
+        raise fields.fail(f"[{section}].{unknown[0]}", f"is not a known key ({names})")
+
+
 def _require_file(root: Path, rel: str, what: str) -> Path:
     path = root / rel
     if not path.is_file():
@@ -222,6 +258,13 @@ def load_task(directory: str | Path) -> Task:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskError(f"{toml_path}: not valid TOML: {exc}") from None
     f = _Fields(toml_path, data)
+    # The old layout: one line saying where the key lives now.
+    if "agentgym" in data:
+        raise f.fail("[agentgym]", "moved: split to [metadata.agentgym].split, workdir to "
+                     "[environment].workdir (Harbor rejects unknown tables)")
+    for (table, key), place in MOVED_KEYS.items():
+        if table != "agentgym" and key in f.section(table):
+            raise f.fail(f"[{table}].{key}", f"moved to {place} (Harbor's task.toml schema)")
 
     f.get(None, "version", "1.0")
     name = f.get("task", "name")
@@ -236,30 +279,32 @@ def load_task(directory: str | Path) -> Task:
         raise f.fail("[metadata].category", "must not be empty")
     tags = f.strings("metadata", "tags", [])
 
-    agent = f.section("agent")
-    known_agent = {"timeout_sec", "max_steps", "command_timeout_sec"}
-    unknown = sorted(set(agent) - known_agent)
-    if unknown:
-        # A typo here would silently fall back to a default budget.
-        known = ", ".join(sorted(known_agent))
-        raise f.fail(f"[agent].{unknown[0]}", f"is not a known key ({known})")
-    max_steps = f.integer("agent", "max_steps", 30, 1, 1000)
-    command_timeout = f.number("agent", "command_timeout_sec", 10.0, 0.0, 600.0)
+    # A typo in these would silently fall back to a default budget.
+    _refuse_unknown(f, "agent", {"timeout_sec", "user"})
+    _refuse_unknown(f, "metadata.agentgym", _AGENTGYM_KEYS)
+
+    gym = "metadata.agentgym"
+    max_steps = f.integer(gym, "max_steps", 30, 1, 1000)
+    command_timeout = f.number(gym, "command_timeout_sec", 10.0, 0.0, 600.0)
     agent_timeout = f.number("agent", "timeout_sec", 300.0, 0.0, 86_400.0)
     verifier_timeout = f.number("verifier", "timeout_sec", 60.0, 0.0, 3600.0)
+    # agentgym always verifies in a fresh container of the clean image: Harbor's "separate".
+    f.choice("verifier", "environment_mode", ("separate",), "separate")
 
     build_timeout = f.number("environment", "build_timeout_sec", 120.0, 0.0, 7200.0)
     cpus = f.number("environment", "cpus", 1.0, 0.0, 64.0)
     memory_mb = f.integer("environment", "memory_mb", 512, 64, 65_536)
     storage_mb = f.integer("environment", "storage_mb", 256, 1, 65_536)
-    pids = f.integer("environment", "pids", 128, 16, 4096)
-    internet = f.get("environment", "allow_internet", False, kind=bool)
+    pids = f.integer(gym, "pids", 128, 16, 4096)
+    # Harbor's default is "public"; agentgym's stays offline unless the task says otherwise.
+    internet = _NETWORK_MODES[f.choice("environment", "network_mode", tuple(_NETWORK_MODES),
+                                       "no-network")]
 
-    split = f.choice("agentgym", "split", SPLITS, "train")
-    workdir = f.get("agentgym", "workdir", "/app")
+    split = f.choice(gym, "split", SPLITS, "train")
+    workdir = f.get("environment", "workdir", "/app")
     if (not _PLAIN_PATH.fullmatch(workdir) or not workdir.startswith("/")
             or posixpath.normpath(workdir) != workdir or workdir == "/"):
-        raise f.fail("[agentgym].workdir", f"must be a plain absolute path, got {workdir!r}")
+        raise f.fail("[environment].workdir", f"must be a plain absolute path, got {workdir!r}")
     artifacts = tuple(_check_artifact(f, p) for p in f.strings(None, "artifacts", [workdir]))
     if not artifacts:
         raise f.fail("artifacts", "must list at least one path")
@@ -271,12 +316,17 @@ def load_task(directory: str | Path) -> Task:
     _require_file(root, "environment/Dockerfile", "the task image, FROM the base image")
     solution = _require_file(root, "solution/solve.sh", "the reference solution")
     tests = root / "tests"
-    if (tests / "test.sh").is_file():
-        test_kind = "harbor"
-    elif tests.is_dir() and any(tests.glob("test_*.py")):
+    # test_*.py are agentgym's hidden tests even beside a test.sh (which is then Harbor's).
+    if tests.is_dir() and any(tests.glob("test_*.py")):
         test_kind = "pytest"
+    elif (tests / "test.sh").is_file():
+        test_kind = "harbor"
     else:
         raise TaskError(f"{tests}: missing (hidden tests: tests/test_*.py or tests/test.sh)")
+    # What pytest collects; the verifier fails a run whose JUnit total differs.
+    test_count = None
+    if test_kind == "pytest" or "test_count" in f.section(gym):
+        test_count = f.integer(gym, "test_count", ..., 1, 10_000)
     milestones = tuple(sorted((root / "milestones").glob("*.sh")))
 
     return Task(
@@ -309,6 +359,7 @@ def load_task(directory: str | Path) -> Task:
         solution_path=solution,
         milestone_paths=milestones,
         test_kind=test_kind,
+        test_count=test_count,
     )
 
 

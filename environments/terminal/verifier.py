@@ -6,34 +6,39 @@ After ``submit`` (or when the budget runs out) :func:`verify`
 2. strips from that tar everything that can change how tests run or what they import
    (:func:`strip_artifacts`: ``conftest.py``, pytest / tox / setup.cfg / pyproject test
    configuration, ``sitecustomize.py`` / ``usercustomize.py``, ``*.pth``, bytecode, links and
-   members leaving the artifact roots, device files);
-3. starts a fresh container from the clean task image, empties the artifact roots there and
-   copies the stripped artifacts in;
-4. only then adds the hidden tests (root-owned, ``/verifier/tests``; Harbor's ``tests/`` go to
-   ``/tests``) and a pytest configuration of its own (``/verifier/pytest.ini``);
-5. runs ``python3 -I -m pytest -p no:cacheprovider -c /verifier/pytest.ini --rootdir /verifier
-   --junitxml ...`` as root with a clean environment (``env -i``: ``PATH`` fixed, no
-   ``PYTHONPATH``, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``) under the verifier timeout, or
-   Harbor's ``bash /tests/test.sh``;
-6. reads pytest's JUnit XML (:func:`parse_junit`) or Harbor's ``/logs/verifier/reward.txt``
-   (:func:`parse_reward`) back with ``copy_out``; terminal text is never read.
+   members leaving the artifact roots, device files, set-uid bits);
+3. starts a fresh container from the clean task image, empties the artifact roots there,
+   copies the stripped artifacts in and hands them to the agent's uid (1000);
+4. only then adds the hidden tests (root-owned, mode 0700: ``/verifier/tests``; Harbor's
+   ``tests/`` go to ``/tests``), the harness beside them (``agentgym_harness.py``, see
+   :mod:`agentgym.sandbox.harness`) and a pytest configuration of its own
+   (``/verifier/pytest.ini``);
+5. runs pytest (:data:`PYTEST_ARGV`) as root in its own ``docker exec`` with a clean
+   environment (:func:`hidden_tests_env`) under the verifier timeout, or Harbor's
+   ``bash /tests/test.sh``;
+6. takes pytest's exit status from Docker's record of that exec (``ExecInspect``), never from
+   text printed in the container, and reads the JUnit XML (:func:`parse_junit`) or Harbor's
+   ``/logs/verifier/reward.txt`` (:func:`parse_reward`) back with ``copy_out``.
 
-The JUnit counts are accepted only when pytest ended normally and agrees with them
-(:func:`judge_pytest`): exit status 0 means every test passed, 1 that some failed; a run that
-was killed (a test's code sending SIGKILL after forging the file), cut off by the timeout or
-interrupted, or a file claiming all passed while pytest exited 1, scores 0.
+Where the agent's code runs while the verdict is decided: the hidden tests reach it only
+through the harness, which runs it as uid 1000 with no capabilities and ``no_new_privs``
+(``agentgym tasks check`` refuses tests that import the agent's code, start its programs or
+run git in its repository themselves). A uid-1000 process cannot read ``/verifier`` (the
+tests, the JUnit file), cannot signal or read the memory of root's pytest, and cannot write
+what the host reads back; the harness kills every uid-1000 process after each call.
 
-What this cannot stop: the hidden tests run the agent's code (they import it, run its
-programs, run git in its repository, whose config and hooks it wrote), and that code runs as
-root inside the verifier's container, in or beside the pytest process. Such code could still
-forge a consistent result (write a fake file and ``os._exit(0)`` inside pytest). A task's tests
-should check outputs (files; a program run in a subprocess with a timeout) rather than import
-the agent's modules where that matters. The stripping above removes every way to run code
-*without* a test asking for it.
+The counts are accepted only when pytest ended normally and agrees with them
+(:func:`judge_pytest`: exit 0 means every test passed, 1 that some failed; killed, cut off
+by the timeout or interrupted scores 0) and when the total is the task's declared test count
+(:func:`judge_count`). The bubblewrap backend has one uid only: its verdicts run the agent's
+code beside the tests and say ``isolated: false``.
 
 Milestones (:func:`milestone_results`) are cheap hidden checks of the agent's live container
-for the process reward: all of a task's scripts go in on the stdin of one root shell
-(``run_as_root_script``), each in its own subshell, never as files in the container.
+for the process reward (a shaping potential: the episode's sum still telescopes to the
+verdict). Each runs as uid 1001 (``run_check``: neither root nor the agent, no capabilities),
+its text on stdin, and holds when it exits 0; every process it started is killed before the
+next one runs. A milestone that runs the agent's code can be bent by that code, which shares
+its uid: that moves the shaping during the episode, never the episode's sum.
 
 >>> parse_junit(b'<testsuite tests="2"><testcase name="a"/><testcase name="b">'
 ...             b'<failure message="x"/></testcase></testsuite>')
@@ -46,7 +51,6 @@ import io
 import math
 import posixpath
 import re
-import secrets
 import tarfile
 import time
 import xml.etree.ElementTree as ET
@@ -58,19 +62,19 @@ from .task import Task
 
 __all__ = [
     "JUNIT_PATH",
-    "PYTEST_COMMAND",
+    "PYTEST_ARGV",
     "PYTEST_INI",
     "JUnitResult",
     "StripResult",
     "Verdict",
-    "exit_status",
+    "hidden_tests_argv",
+    "hidden_tests_env",
     "hidden_tests_tar",
+    "judge_count",
     "judge_pytest",
     "milestone_results",
-    "milestone_script",
     "milestone_share",
     "parse_junit",
-    "parse_milestone_output",
     "parse_reward",
     "read_tar_member",
     "strip_artifacts",
@@ -83,15 +87,14 @@ HARBOR_REWARD = "/logs/verifier/reward.txt"
 HARBOR_REWARD_JSON = "/logs/verifier/reward.json"
 #: The verifier's own pytest configuration: nothing from the agent's tree is read.
 PYTEST_INI = "[pytest]\naddopts =\npython_files = test_*.py *_test.py\n"
-# PATH fixed, nothing inherited (PYTHONPATH, PYTHONSTARTUP, PYTEST_ADDOPTS...): `env -i`.
-_CLEAN_ENV = (
-    "env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "
-    "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1"
-)
-PYTEST_COMMAND = (
-    f"python3 -I -m pytest -p no:cacheprovider -c {VERIFIER_DIR}/pytest.ini "
-    f"--rootdir {VERIFIER_DIR} --junitxml {JUNIT_PATH} -q {VERIFIER_DIR}/tests"
-)
+# PATH fixed, nothing inherited (PYTHONPATH, PYTHONSTARTUP, PYTEST_ADDOPTS...).
+_CLEAN_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
+              "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+PYTEST_ARGV = ["python3", "-I", "-m", "pytest", "-p", "no:cacheprovider", "-c",
+               f"{VERIFIER_DIR}/pytest.ini", "--rootdir", VERIFIER_DIR, "--junitxml", JUNIT_PATH,
+               "-q", f"{VERIFIER_DIR}/tests"]
+#: The harness the hidden tests reach the agent's code through (agentgym/sandbox/harness.py).
+HARNESS_MODULE = "agentgym_harness.py"
 #: Files whose presence anywhere in the artifacts changes how pytest or Python starts.
 _CONFIG_NAMES = frozenset(
     {"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini",
@@ -220,7 +223,8 @@ def hidden_tests_tar(task: Task) -> bytes:
     """The hidden tests as a tar to unpack at ``/``: root-owned, directories 0700.
 
     pytest tests go to ``/verifier/tests``; Harbor's ``tests/`` to ``/tests`` (where its
-    ``test.sh`` expects them), with ``/logs/verifier`` for the reward file.
+    ``test.sh`` expects them), with ``/logs/verifier`` for the reward file. The harness goes
+    beside them as ``agentgym_harness.py``.
     """
     prefix = "verifier/tests" if task.test_kind == "pytest" else "tests"
     out = io.BytesIO()
@@ -239,13 +243,18 @@ def hidden_tests_tar(task: Task) -> bytes:
             add_dir("verifier/out")
             add_dir("logs")
             add_dir("logs/verifier")
-        ini = PYTEST_INI.encode()
-        info = tarfile.TarInfo("verifier/pytest.ini")
-        info.size, info.mode, info.uid, info.gid = len(ini), 0o600, 0, 0
-        tar.addfile(info, io.BytesIO(ini))
+        def add_file(name: str, data: bytes) -> None:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.uid, info.gid = len(data), 0o600, 0, 0
+            tar.addfile(info, io.BytesIO(data))
+
+        add_file("verifier/pytest.ini", PYTEST_INI.encode())
+        # Beside the tests, so `import agentgym_harness` finds it (pytest puts a test file's
+        # directory on sys.path); a task's own file of that name is replaced by it.
+        add_file(f"{prefix}/{HARNESS_MODULE}", harness_source().encode())
         for path in sorted(task.tests_dir.rglob("*")):
             rel = path.relative_to(task.tests_dir).as_posix()
-            if "__pycache__" in rel.split("/") or path.is_symlink():
+            if "__pycache__" in rel.split("/") or path.is_symlink() or rel == HARNESS_MODULE:
                 continue
             name = f"{prefix}/{rel}"
             if path.is_dir():
@@ -257,6 +266,13 @@ def hidden_tests_tar(task: Task) -> bytes:
                 info.mode = 0o700 if path.suffix == ".sh" or path.stat().st_mode & 0o100 else 0o600
                 tar.addfile(info, io.BytesIO(data))
     return out.getvalue()
+
+
+def harness_source() -> str:
+    """The text of :mod:`agentgym.sandbox.harness`, shipped as ``agentgym_harness.py``."""
+    from agentgym.sandbox.base_image import harness_source as source
+
+    return source()
 
 
 def read_tar_member(tar_bytes: bytes, path: str) -> bytes | None:
@@ -374,6 +390,8 @@ class Verdict:
 
     ``reward`` is ``passed / total`` for pytest (0 when nothing ran) and Harbor's reward for
     ``test.sh`` (then ``passed`` / ``total`` are 1 / 1 for a reward of 1, else 0 / 1).
+    ``isolated`` is False where nothing kept the agent's code apart from the test run (the
+    bubblewrap backend; a Harbor ``test.sh``).
     """
 
     passed: int
@@ -383,6 +401,7 @@ class Verdict:
     reason: str = ""
     duration_s: float = 0.0
     log: str = field(default="", repr=False)
+    isolated: bool = True
 
     @property
     def success(self) -> bool:
@@ -393,41 +412,53 @@ class Verdict:
         """A JSON-able summary for ``info``: everything but the duration, so the same episode
         gives the same ``info`` on every run."""
         return {"passed": self.passed, "total": self.total, "reward": self.reward,
-                "stripped": list(self.stripped), "reason": self.reason}
+                "stripped": list(self.stripped), "reason": self.reason,
+                "isolated": self.isolated}
 
 
 # ---------------------------------------------------------------------- the run
-def _clear_roots_script(roots: Sequence[str]) -> str:
+#: The agent's uid, the one the harness gives the agent's code in the verifier's container.
+AGENT_UID = 1000
+
+
+def _prepare_roots_script(roots: Sequence[str]) -> str:
     # The clean image's copy of the workdir would otherwise survive where the agent
     # deleted files; the artifacts replace it entirely.
     quoted = " ".join(f"'{r}'" for r in roots)
     return f"for d in {quoted}; do mkdir -p \"$d\" && find \"$d\" -mindepth 1 -delete; done\n"
 
 
-def _run_script(task: Task, nonce: str) -> str:
-    """The test run as a root shell script; its only output is the line
-    ``AGENTGYM_EXIT <nonce> <status>`` (the tests' own output goes to /dev/null)."""
-    timeout = f"timeout -s KILL {max(1, math.ceil(task.verifier_timeout_s))}"
-    cd = f"cd '{task.workdir}' 2>/dev/null || cd /"
-    run = "bash /tests/test.sh" if task.test_kind == "harbor" else PYTEST_COMMAND
-    return (f"{cd}\n{_CLEAN_ENV} {timeout} {run} </dev/null >/dev/null 2>&1\n"
-            f"echo \"AGENTGYM_EXIT {nonce} $?\"\nexit 0\n")
+def _own_roots_script(roots: Sequence[str]) -> str:
+    # The agent's code runs as uid 1000 under the harness (make, build.sh, git): it needs its
+    # tree writable, as it was in its own container, and nothing else.
+    quoted = " ".join(f"'{r}'" for r in roots)
+    return f"chown -R -h {AGENT_UID}:{AGENT_UID} -- {quoted}\n"
 
 
-def exit_status(stdout: str, nonce: str) -> int | None:
-    """The test run's exit status from :func:`_run_script`'s line (None when it is missing).
+def hidden_tests_argv(task: Task) -> list[str]:
+    """The command that runs the hidden tests (as root, in the workdir, its own exec).
 
-    >>> exit_status("noise\\nAGENTGYM_EXIT n1 1\\n", "n1"), exit_status("", "n1")
-    (1, None)
+    >>> from agentgym.environments.terminal.task import TASKS_DIR, load_task
+    >>> hidden_tests_argv(load_task(TASKS_DIR / "csv-column-sum"))[:4]
+    ['python3', '-I', '-m', 'pytest']
     """
-    for line in stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[:2] == ["AGENTGYM_EXIT", nonce]:
-            try:
-                return int(parts[2])
-            except ValueError:
-                return None
-    return None
+    if task.test_kind == "harbor":
+        return ["bash", "/tests/test.sh"]
+    return PYTEST_ARGV
+
+
+def hidden_tests_env(isolated: bool) -> dict[str, str]:
+    """The tests' whole environment: nothing inherited (``PYTHONPATH``, ``PYTEST_ADDOPTS``),
+    plugins off, and ``AGENTGYM_HARNESS_UID`` where the harness must drop to the agent's uid.
+
+    >>> env = hidden_tests_env(True)
+    >>> env["AGENTGYM_HARNESS_UID"], "AGENTGYM_HARNESS_UID" in hidden_tests_env(False)
+    ('1000', False)
+    """
+    env = dict(_CLEAN_ENV)
+    if isolated:
+        env["AGENTGYM_HARNESS_UID"] = str(AGENT_UID)
+    return env
 
 
 def judge_pytest(result: JUnitResult, status: int | None) -> JUnitResult:
@@ -453,6 +484,23 @@ def judge_pytest(result: JUnitResult, status: int | None) -> JUnitResult:
     return result
 
 
+def judge_count(result: JUnitResult, declared: int | None) -> JUnitResult:
+    """Accept a JUnit total only when it is the task's declared test count.
+
+    A forged report with one passing case, or a test file that failed to collect, would
+    otherwise turn "2 of 5 pass" into "1 of 1 pass".
+
+    >>> judge_count(JUnitResult(1, 1), 5)
+    JUnitResult(passed=0, total=5, reason='the JUnit XML lists 1 tests; the task declares 5')
+    >>> judge_count(JUnitResult(4, 5), 5)
+    JUnitResult(passed=4, total=5, reason='')
+    """
+    if declared is None or result.total == declared or result.reason:
+        return result
+    return JUnitResult(0, declared, f"the JUnit XML lists {result.total} tests; the task "
+                       f"declares {declared}")
+
+
 def verify(backend: Any, task: Task, image: str, agent_sandbox: Any) -> Verdict:
     """Score the agent's artifacts with the hidden tests, in a clean container (see above).
 
@@ -465,10 +513,12 @@ def verify(backend: Any, task: Task, image: str, agent_sandbox: Any) -> Verdict:
     'verify'
     """
     start = time.monotonic()
+    isolated = False  # until the verifier's sandbox says it keeps uids apart
 
     def verdict(passed: int, total: int, reward: float, reason: str,
-                stripped: tuple[str, ...] = ()) -> Verdict:
-        return Verdict(passed, total, reward, stripped, reason, time.monotonic() - start)
+                stripped: tuple[str, ...] = (), log: str = "") -> Verdict:
+        return Verdict(passed, total, reward, stripped, reason, time.monotonic() - start,
+                       log, isolated)
 
     try:
         raw = agent_sandbox.copy_out(list(task.artifacts))
@@ -482,13 +532,27 @@ def verify(backend: Any, task: Task, image: str, agent_sandbox: Any) -> Verdict:
     try:
         box = backend.start_clean(image, _verifier_limits(task), workdir=task.workdir,
                                   user="root")
-        box.run_as_root_script(_clear_roots_script(task.artifacts), timeout_s=30.0)
+        # Only a sandbox with separate uids (Docker) lets the harness drop to the agent's
+        # uid; a Harbor test.sh's verdict is only as isolated as the script makes it.
+        isolated = bool(getattr(box, "separate_uids", False)) and task.test_kind == "pytest"
+        prepared = box.run_argv(["sh", "-c", _prepare_roots_script(task.artifacts)],
+                                user="0:0", timeout_s=30.0)
+        if prepared.exit_code != 0:
+            return verdict(0, 0, 0.0, "the verifier could not empty the artifact roots: "
+                           f"{prepared.stderr.strip()[:200]}", clean.stripped)
         box.copy_in(clean.tar, "/")
+        if getattr(box, "separate_uids", False):  # a one-uid jail owns everything already
+            owned = box.run_argv(["sh", "-c", _own_roots_script(task.artifacts)], user="0:0",
+                                 timeout_s=30.0)
+            if owned.exit_code != 0:
+                return verdict(0, 0, 0.0, "the verifier could not hand the artifacts to the "
+                               f"agent's uid: {owned.stderr.strip()[:200]}", clean.stripped)
         box.copy_in(hidden_tests_tar(task), "/")
-        nonce = secrets.token_hex(8)
-        ran = box.run_as_root_script(_run_script(task, nonce),
-                                     timeout_s=task.verifier_timeout_s + 10.0)
-        status = exit_status(ran.stdout, nonce)
+        ran = box.run_argv(hidden_tests_argv(task), user="0:0", env=hidden_tests_env(isolated),
+                           workdir=task.workdir, timeout_s=task.verifier_timeout_s)
+        # Docker's own record of the exec: no process inside the container can write it.
+        status = None if ran.timed_out else ran.exit_code
+        log = (ran.stdout + ran.stderr)[-4000:]
         if task.test_kind == "harbor":
             txt = _read(box, HARBOR_REWARD)
             js = None if txt is not None else _read(box, HARBOR_REWARD_JSON)
@@ -496,10 +560,11 @@ def verify(backend: Any, task: Task, image: str, agent_sandbox: Any) -> Verdict:
             if status in (None, 137):  # killed by the timeout: what it wrote is not final
                 reward, reason = 0.0, "test.sh was cut off by the verifier timeout"
             full = int(reward >= 1.0)
-            return verdict(full, 1, reward, reason, clean.stripped)
+            return verdict(full, 1, reward, reason, clean.stripped, log)
         result = judge_pytest(parse_junit(_read(box, JUNIT_PATH)), status)
+        result = judge_count(result, task.test_count)
         reward = result.passed / result.total if result.total else 0.0
-        return verdict(result.passed, result.total, reward, result.reason, clean.stripped)
+        return verdict(result.passed, result.total, reward, result.reason, clean.stripped, log)
     except Exception as exc:  # never out of step(): a failed run is a 0 with its reason
         return verdict(0, 0, 0.0, f"the verifier's sandbox failed: {exc}", clean.stripped)
     finally:
@@ -524,59 +589,23 @@ def _verifier_limits(task: Task) -> Any:
 
 
 # ---------------------------------------------------------------------- milestones
-def milestone_script(scripts: Sequence[str], nonce: str, *, timeout_s: float = 5.0) -> str:
-    """One shell script that runs each milestone in its own bash and prints one line each.
-
-    The line is ``<nonce> <index> <exit status>``; a milestone's own output goes to
-    /dev/null, so it cannot print a forged line. Each script is fed through a quoted
-    here-document (no expansion) whose delimiter contains the nonce.
-
-    >>> print(milestone_script(["test -f a"], "N1", timeout_s=2))
-    ( timeout -s KILL 2 bash >/dev/null 2>&1 <<'AGENTGYM_MILESTONE_N1_0'
-    test -f a
-    AGENTGYM_MILESTONE_N1_0
-    ); echo "N1 0 $?"
-    <BLANKLINE>
-    """
-    seconds = max(1, math.ceil(timeout_s))
-    parts = []
-    for i, text in enumerate(scripts):
-        delimiter = f"AGENTGYM_MILESTONE_{nonce}_{i}"
-        body = text if text.endswith("\n") else text + "\n"
-        parts.append(
-            f"( timeout -s KILL {seconds} bash >/dev/null 2>&1 <<'{delimiter}'\n{body}"
-            f"{delimiter}\n); echo \"{nonce} {i} $?\"\n"
-        )
-    return "".join(parts)
-
-
-def parse_milestone_output(stdout: str, count: int, nonce: str) -> list[bool]:
-    """Which milestones held (exit 0) according to :func:`milestone_script`'s lines.
-
-    A missing line (the script was killed) means the milestone does not hold.
-
-    >>> parse_milestone_output("N 0 0\\nN 1 1\\n", 3, "N")
-    [True, False, False]
-    """
-    held = [False] * count
-    for line in stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[0] == nonce and parts[1].isdigit():
-            i = int(parts[1])
-            if 0 <= i < count:
-                held[i] = parts[2] == "0"
-    return held
-
-
 def milestone_results(sandbox: Any, scripts: Sequence[str], *,
                       timeout_s: float = 5.0) -> list[bool]:
-    """Run every milestone against the live ``sandbox`` in ONE root shell; which held."""
-    if not scripts:
-        return []
-    nonce = secrets.token_hex(8)
-    script = milestone_script(scripts, nonce, timeout_s=timeout_s)
-    result = sandbox.run_as_root_script(script, timeout_s=timeout_s * len(scripts) + 5.0)
-    return parse_milestone_output(result.stdout, len(scripts), nonce)
+    """Which milestones hold in the live ``sandbox``: each script through
+    ``sandbox.run_check`` (Docker: uid 1001, neither root nor the agent; every process it
+    started killed before the next one), holding when it exits 0.
+
+    A milestone that fails to run, times out or cannot be started does not hold.
+    """
+    held = []
+    for text in scripts:
+        try:
+            done = sandbox.run_check(text, timeout_s=timeout_s)
+        except Exception:  # a stopped container, a Docker error: nothing holds
+            held.append(False)
+            continue
+        held.append(done.exit_code == 0 and not done.timed_out)
+    return held
 
 
 def milestone_share(sandbox: Any, task: Task | Sequence[str]) -> float:

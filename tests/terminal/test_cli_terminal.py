@@ -103,7 +103,7 @@ def test_every_option_of_the_nested_commands_has_help():
         return dict(action.choices)
 
     top = subs(cli.build_parser())
-    nested = {"tasks": {"list", "check"}, "docker": {"build-base"}}
+    nested = {"tasks": {"list", "check"}, "docker": {"build-base", "reap"}}
     for command, names in nested.items():
         assert set(subs(top[command])) == names
         for sub in subs(top[command]).values():

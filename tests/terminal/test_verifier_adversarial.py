@@ -189,9 +189,11 @@ def add_env():
 
 
 def test_a_module_that_forges_junit_and_kills_pytest_earns_nothing(add_env):
+    # It runs as uid 1000 in the harness's child: /verifier is not its to write, and the
+    # process it kills is its own child, not pytest.
     info = play(add_env, [write("/app/calc.py", KILL_AFTER_FORGING)])
     assert outcome(info) == 0.0
-    assert "pytest did not end normally" in info["verdict"]["reason"]
+    assert info["verdict"]["passed"] == 0 and info["verdict"]["total"] == 2
 
 
 def test_a_straggler_rewriting_junit_after_pytest_earns_nothing(add_env):
@@ -200,4 +202,167 @@ def test_a_straggler_rewriting_junit_after_pytest_earns_nothing(add_env):
 
 
 def test_the_fixed_module_still_scores(add_env):
-    assert outcome(play(add_env, ["sed -i 's/a - b/a + b/' calc.py"])) == 1.0
+    info = play(add_env, ["sed -i 's/a - b/a + b/' calc.py"])
+    assert outcome(info) == 1.0 and info["verdict"]["isolated"]
+
+
+# An imported module that makes every test "pass": pytest's report hook patched at import,
+# then the JUnit file and the exit status made to agree (issue 29, attack 2). It worked
+# while the hidden tests imported the agent's module inside pytest.
+REWRITE_PYTEST_REPORTS = (
+    "import os, sys\n"
+    "try:\n"
+    "    import _pytest.reports as reports\n"
+    "    reports.TestReport.passed = property(lambda self: True)\n"
+    "    reports.TestReport.failed = property(lambda self: False)\n"
+    "    import _pytest.junitxml as junit\n"
+    "    junit.LogXML.pytest_sessionfinish = lambda self: open(self.logfile, 'w').write("
+    "'<testsuite tests=\"2\"><testcase name=\"a\"/><testcase name=\"b\"/></testsuite>')\n"
+    "    import _pytest.main as main\n"
+    "    main.ExitCode.TESTS_FAILED = 0\n"
+    "except Exception:\n"
+    "    pass\n"
+    "def add(a, b):\n"
+    "    return a - b\n"
+)
+
+
+def test_a_module_rewriting_pytests_reports_earns_nothing(add_env):
+    info = play(add_env, [write("/app/calc.py", REWRITE_PYTEST_REPORTS)])
+    assert outcome(info) == 0.0 and info["verdict"]["passed"] == 0, info["verdict"]
+
+
+# ---------------------------------------------------------------- programs the tests run
+BUILD = str(FIXTURES / "run-build")
+# build.sh, run by a hidden test, goes after the verdict the way the landed verifier allowed
+# (issue 29, attack 1): find the root shell and pytest, steal from their memory, write a fake
+# exit line into their stdout, rewrite the JUnit file after pytest, kill what stands in the way.
+FORGED = '<testsuite tests="2"><testcase name="a"/><testcase name="b"/></testsuite>'
+# Run by build.sh. Against the landed verifier (root everywhere, the status as a nonce line
+# on the root shell's stdout, first line wins) this forged success: it finds the nonce in
+# the memory of the shell that will print it, writes "exit 0" with it into that shell's
+# stdout, and leaves a daemon that rewrites the JUnit file once pytest has ended. (Run
+# against the landed code with a root-run build.sh, it scored 1.0 with the task untouched.)
+STEAL_NONCE = r"""
+import os, re, time
+forged = open("/tmp/forged.xml").read()
+nonces, shells = set(), []
+for pid in [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+    try:
+        if open(f"/proc/{pid}/cmdline", "rb").read() == b"/bin/sh\0-s\0":
+            shells.append(pid)  # the shell that runs pytest, then prints the status line
+        maps = open(f"/proc/{pid}/maps").read().splitlines()
+        mem = open(f"/proc/{pid}/mem", "rb")
+    except OSError:
+        continue
+    for line in maps:
+        span, perms = line.split()[:2]
+        if not perms.startswith("rw"):
+            continue
+        lo, hi = (int(x, 16) for x in span.split("-"))
+        try:
+            mem.seek(lo)
+            chunk = mem.read(min(hi - lo, 1 << 24))
+        except (OSError, ValueError, OverflowError):
+            continue
+        nonces.update(re.findall(rb"AGENTGYM_EXIT ([0-9a-f]{16})", chunk))
+for pid in shells:
+    for nonce in nonces:
+        try:
+            with open(f"/proc/{pid}/fd/1", "w") as out:
+                out.write(f"AGENTGYM_EXIT {nonce.decode()} 0\n")
+        except OSError:
+            pass
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        def pytest_runs():
+            for p in os.listdir("/proc"):
+                try:
+                    if p.isdigit() and b"pytest" in open(f"/proc/{p}/cmdline", "rb").read():
+                        return True
+                except OSError:
+                    pass
+            return False
+        for _ in range(600):
+            if not pytest_runs():
+                break
+            time.sleep(0.02)
+        for _ in range(50):
+            try:
+                open("/verifier/out/junit.xml", "w").write(forged)
+            except OSError:
+                pass
+            time.sleep(0.02)
+    os._exit(0)
+"""
+STEAL_AND_FORGE = f"""#!/bin/bash
+echo '{FORGED}' > /tmp/forged.xml
+cat > /tmp/forge.py <<'FORGE'
+{STEAL_NONCE}
+FORGE
+python3 /tmp/forge.py
+exit 0
+"""
+
+
+@pytest.fixture(scope="module")
+def build_env():
+    env = TerminalEnv(task=BUILD, backend="docker")
+    yield env
+    env.close()
+
+
+def test_a_program_run_by_the_tests_cannot_forge_the_verdict(build_env):
+    info = play(build_env, [write("/app/build.sh", STEAL_AND_FORGE), "chmod +x build.sh"])
+    assert outcome(info) == 0.0 and not info["success"]
+    # pytest ended normally (nothing killed it) and counted both of its tests as failed.
+    assert info["verdict"]["passed"] == 0 and info["verdict"]["total"] == 2, info["verdict"]
+
+
+def test_an_honest_build_script_scores(build_env):
+    script = ("#!/bin/bash\n"
+              "mkdir -p out && awk '{ s += $1 } END { print s }' numbers.txt > out/total.txt")
+    info = play(build_env, [write("/app/build.sh", script)])
+    assert outcome(info) == 1.0 and info["success"]
+
+
+# ---------------------------------------------------------------- milestones
+# Imported by fix-add's milestone: when it finds itself with privileges it had not, it leaves
+# a process behind (issue 29, attack 3: milestones ran the agent's code as root).
+MILESTONE_SQUATTER = (
+    "import os, subprocess\n"
+    "open('/tmp/milestone-uid', 'w').write(str(os.getuid()))\n"
+    "if os.getuid() != 1000:\n"
+    "    subprocess.Popen(['sleep', '1000'], start_new_session=True)\n"
+    "def add(a, b):\n"
+    "    return a + b\n"
+)
+
+
+def test_milestones_run_unprivileged_and_leave_nothing_running(add_env):
+    add_env.reset(seed=0)
+    *_, info = add_env.step(write("/app/calc.py", MILESTONE_SQUATTER))
+    # The milestone ran the agent's module, and it held.
+    assert info["reward_components"]["milestones"] == 1.0
+    obs, *_ = add_env.step("cat /tmp/milestone-uid; echo; ps -eo args= | grep -c '[s]leep 1000'")
+    uid, squatters = obs.split("\n")[1:3]
+    assert uid == "1001"  # neither root nor the agent
+    assert squatters.strip() == "0"
+
+
+# ---------------------------------------------------------------- the declared count
+def test_a_junit_total_other_than_the_declared_count_fails(tmp_path):
+    import shutil
+
+    task = tmp_path / "sum-numbers"
+    shutil.copytree(SUM, task)
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace("test_count = 3", "test_count = 4"))
+    env = TerminalEnv(task=str(task), backend="docker")
+    try:
+        info = play(env, ["echo 42 > answer.txt"])
+    finally:
+        env.close()
+    assert outcome(info) == 0.0 and not info["success"]
+    assert info["verdict"]["reason"] == "the JUnit XML lists 3 tests; the task declares 4"

@@ -1,21 +1,24 @@
-"""The verifier's pure parts: artifact stripping, JUnit and reward parsing, milestone scripts."""
+"""The verifier's parts: artifact stripping, JUnit and reward parsing, the declared count, the
+harness shipped with the tests, and the milestones (those against real Docker)."""
 
 from __future__ import annotations
 
 import io
-import subprocess
 import tarfile
 
 import pytest
-from terminal_support import FIXTURES
+from terminal_support import FIXTURES, needs_docker
 
 from agentgym.environments.terminal.task import load_task
 from agentgym.environments.terminal.verifier import (
     PYTEST_INI,
+    JUnitResult,
+    harness_source,
+    hidden_tests_env,
     hidden_tests_tar,
-    milestone_script,
+    judge_count,
+    milestone_results,
     parse_junit,
-    parse_milestone_output,
     parse_reward,
     read_tar_member,
     strip_artifacts,
@@ -200,29 +203,53 @@ def test_harbor_reward_files(txt, js, expected):
     assert (reason == "") == (expected > 0 or txt == b"0")
 
 
-def test_milestone_script_runs_each_check_in_a_subshell_and_reports_each():
+@needs_docker
+def test_milestones_hold_by_dockers_exit_status_each_in_its_own_exec():
+    from agentgym.sandbox import Limits
+    from agentgym.sandbox.docker_backend import DockerBackend
+
     scripts = [
-        "test -f /etc/hostname",           # holds
-        "exit 3",                          # fails
-        "echo NONCE 2 0; false",           # prints a forged line, fails
-        "cd /; exit 0",                    # holds; the cd does not leak
-        "cat > /dev/null; test -d .",      # reads stdin: gets only its own text
-        "AGENTGYM_MILESTONE_NONCE_5\necho escaped",  # another milestone's delimiter: inert text
+        "test -f /etc/hostname",                  # holds
+        "exit 3",                                 # fails
+        "echo 0; echo '1 0'; false",              # prints what looks like a verdict, fails
+        "cd /; exit 0",                           # holds; the cd does not leak
+        "cat > /dev/null; test -d .",             # reads stdin: gets only its own text
+        "sleep 30",                               # past its timeout: does not hold
+        "test \"$(id -u)\" = 1001",               # neither root nor the agent
+        "(setsid sleep 300 &) ; true",            # holds; the sleep is killed after it
+        "! pgrep -u 1001 sleep",                  # so nothing of the last one is left
     ]
-    script = milestone_script(scripts, "NONCE", timeout_s=2) + "pwd\n"
-    run = subprocess.run(["sh", "-s"], input=script, capture_output=True, text=True,
-                         timeout=30, cwd="/tmp")
-    assert run.stdout.splitlines()[-1] == "/tmp"
-    held = parse_milestone_output(run.stdout, len(scripts), "NONCE")
-    assert held == [True, False, False, True, True, False]
+    with DockerBackend(pool_size=0) as backend:
+        box = backend.start("agentgym/base:bookworm", Limits(), workdir="/app")
+        held = milestone_results(box, scripts, timeout_s=2)
+    assert held == [True, False, False, True, True, False, True, True, True]
 
 
-def test_milestone_timeouts_count_as_not_holding():
-    script = milestone_script(["sleep 30", "true"], "N", timeout_s=1)
-    run = subprocess.run(["sh", "-s"], input=script, capture_output=True, text=True, timeout=30)
-    assert parse_milestone_output(run.stdout, 2, "N") == [False, True]
+def test_judge_count_holds_the_total_to_the_declared_count():
+    assert judge_count(JUnitResult(3, 3), 3) == JUnitResult(3, 3)
+    assert judge_count(JUnitResult(1, 1), 5).passed == 0  # a forged one-case file
+    assert judge_count(JUnitResult(7, 7), 5).reason == ("the JUnit XML lists 7 tests; the task "
+                                                        "declares 5")
+    broken = JUnitResult(0, 0, "no JUnit XML was written")
+    assert judge_count(broken, 5) == broken  # the first reason stays
+    assert judge_count(JUnitResult(2, 2), None) == JUnitResult(2, 2)  # a Harbor test.sh
 
 
-def test_milestone_output_parsing_ignores_foreign_lines():
-    out = "junk\nOTHER 0 0\nN 9 0\nN x 0\nN 1 0\n"
-    assert parse_milestone_output(out, 2, "N") == [False, True]
+def test_the_tests_environment_is_whole_and_names_the_harness_uid_only_when_isolated():
+    env = hidden_tests_env(True)
+    assert env["AGENTGYM_HARNESS_UID"] == "1000" and "PYTHONPATH" not in env
+    assert "AGENTGYM_HARNESS_UID" not in hidden_tests_env(False)
+
+
+def test_the_harness_ships_beside_the_hidden_tests_and_replaces_a_tasks_own(tmp_path):
+    import shutil
+
+    task_dir = tmp_path / "fix-add"
+    shutil.copytree(FIXTURES / "fix-add", task_dir)
+    (task_dir / "tests" / "agentgym_harness.py").write_text("FORGED = True\n")
+    tar = hidden_tests_tar(load_task(task_dir))
+    shipped = read_tar_member(tar, "/verifier/tests/agentgym_harness.py")
+    assert shipped == harness_source().encode()
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        names = [m.name for m in archive]
+    assert names.count("verifier/tests/agentgym_harness.py") == 1

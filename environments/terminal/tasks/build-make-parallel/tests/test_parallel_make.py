@@ -1,29 +1,20 @@
 """Hidden tests for build-make-parallel. The expected report is recomputed here from the
-CSV files, independently of the tools."""
+CSV files, independently of the tools. make runs as the agent through agentgym_harness."""
 import csv
-import os
-import shutil
-import subprocess
-import time
 from decimal import Decimal
 from pathlib import Path
 
+import agentgym_harness as agent
 import pytest
 
 
 @pytest.fixture
-def work(tmp_path):
-    dest = tmp_path / "app"
-    shutil.copytree("/app", dest, ignore=shutil.ignore_patterns("build", "__pycache__"))
-    past = time.time() - 3600
-    for path in dest.rglob("*"):
-        os.utime(path, (past, past))
-    return dest
+def work():
+    return Path(agent.copy_tree("/app", "build", "__pycache__", age_s=3600))
 
 
-def make(work: Path, *args: str) -> subprocess.CompletedProcess:
-    out = subprocess.run(["make", *args], cwd=work, capture_output=True, text=True,
-                         timeout=30)
+def make(work: Path, *args: str) -> agent.Completed:
+    out = agent.run(["make", *args], cwd=str(work), timeout=30)
     assert out.returncode == 0, out.stdout + out.stderr
     return out
 
@@ -58,9 +49,10 @@ def test_clean_builds_serial_and_parallel(work):
 def test_single_targets_from_clean(work):
     make(work, "-j8", "build/report.txt")
     assert report(work) == expected(work)
-    shutil.rmtree(work / "build")
+    agent.remove(work / "build")
     make(work, "build/south.json")
-    shutil.rmtree(work / "build")
+    assert (work / "build").exists()
+    agent.remove(work / "build")
     make(work, "-j4", "build/index.json")
     assert "north" in (work / "build" / "index.json").read_text()
 
@@ -76,24 +68,24 @@ def test_nothing_changed_nothing_rebuilt(work):
 
 def test_changes_propagate(work):
     make(work, "-j8")
-    with (work / "data" / "south.csv").open("a") as fh:
-        fh.write("fan,10.00\n")
+    agent.write(work / "data" / "south.csv", "fan,10.00\n", append=True)
     make(work, "-j8")
     assert report(work) == expected(work)
-    (work / "VERSION").write_text("4\n")
+    agent.write(work / "VERSION", "4\n")
     make(work)
     assert report(work).startswith("Sales report v4\n")
-    (work / "templates" / "report.tmpl").write_text("{name} -> {rows} / {total:.2f}\n")
+    agent.write(work / "templates" / "report.tmpl", "{name} -> {rows} / {total:.2f}\n")
     make(work, "-j8")
     assert report(work) == expected(work)
 
 
 def test_regions_added_and_removed(work):
     make(work, "-j8")
-    (work / "data" / "west.csv").write_text("item,amount\nkite,9.90\n")
+    agent.write(work / "data" / "west.csv", "item,amount\nkite,9.90\n")
     make(work, "-j8")
     assert "west: 1 sales, total 9.90" in report(work)
-    (work / "data" / "north.csv").unlink()
+    assert (work / "data" / "north.csv").exists()
+    agent.remove(work / "data" / "north.csv")
     make(work, "-j8")
     assert report(work) == expected(work)
     assert "north" not in report(work)

@@ -1,12 +1,11 @@
-"""Hidden tests for build-make-pin: make runs in a clean copy of /app."""
+"""Hidden tests for build-make-pin: make runs in a clean copy of /app, as the agent through
+agentgym_harness."""
 import configparser
-import shutil
-import subprocess
 import sys
 import tarfile
-from importlib import metadata
 from pathlib import Path
 
+import agentgym_harness as agent
 import pytest
 
 HIDDEN_TEST = """
@@ -31,15 +30,12 @@ def test_divide_by_zero():
 
 
 @pytest.fixture
-def work(tmp_path):
-    dest = tmp_path / "app"
-    shutil.copytree("/app", dest, ignore=shutil.ignore_patterns("dist", "__pycache__"))
-    return dest
+def work():
+    return Path(agent.copy_tree("/app", "dist", "__pycache__"))
 
 
-def make(work: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", *args], cwd=work, capture_output=True, text=True,
-                          timeout=30)
+def make(work: Path, *args: str) -> agent.Completed:
+    return agent.run(["make", *args], cwd=str(work), timeout=30)
 
 
 def test_check_env_passes(work):
@@ -50,12 +46,12 @@ def test_check_env_passes(work):
 def test_pins_are_real_and_enforced(work):
     pins = [ln.split("#")[0].strip() for ln in (work / "requirements.txt").read_text().splitlines()]
     pins = [p for p in pins if p]
-    assert f"pytest=={metadata.version('pytest')}" in pins
+    assert f"pytest=={pytest.__version__}" in pins
     parser = configparser.ConfigParser()
     parser.read(work / "calc.ini")
     assert parser["runtime"]["python"] == f"{sys.version_info.major}.{sys.version_info.minor}"
     assert make(work, "check-env").returncode == 0
-    (work / "requirements.txt").write_text("pytest==0.0.1\n")
+    agent.write(work / "requirements.txt", "pytest==0.0.1\n")
     assert make(work, "check-env").returncode != 0, "check-env no longer checks the pins"
 
 
@@ -63,7 +59,7 @@ def test_make_test_with_visible_and_stricter_tests(work):
     out = make(work, "test")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "1 passed" in out.stdout
-    (work / "tests" / "test_calc.py").write_text(HIDDEN_TEST)
+    agent.write(work / "tests" / "test_calc.py", HIDDEN_TEST)
     out = make(work, "test", "PYTHON=/usr/bin/python3")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "3 passed" in out.stdout

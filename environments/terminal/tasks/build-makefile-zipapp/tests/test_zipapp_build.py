@@ -1,30 +1,23 @@
-"""Hidden tests for build-makefile-zipapp: the build runs in a clean copy of /app."""
+"""Hidden tests for build-makefile-zipapp: the build runs in a clean copy of /app, as the
+agent through agentgym_harness."""
 import os
-import shutil
-import subprocess
-import time
 import zipfile
 from pathlib import Path
 
+import agentgym_harness as agent
 import pytest
 
 APP = Path("/app")
 
 
 @pytest.fixture
-def work(tmp_path):
-    dest = tmp_path / "app"
-    shutil.copytree(APP, dest, ignore=shutil.ignore_patterns("build", "dist", ".git"))
+def work():
     # the copy keeps the agent's mtimes; put every source in the past so later edits are newer
-    past = time.time() - 3600
-    for path in dest.rglob("*"):
-        os.utime(path, (past, past))
-    return dest
+    return Path(agent.copy_tree(str(APP), "build", "dist", ".git", age_s=3600))
 
 
-def make(work: Path, *targets: str) -> subprocess.CompletedProcess:
-    out = subprocess.run(["make", *targets], cwd=work, capture_output=True, text=True,
-                         timeout=30)
+def make(work: Path, *targets: str) -> agent.Completed:
+    out = agent.run(["make", *targets], cwd=str(work), timeout=30)
     assert out.returncode == 0, out.stdout + out.stderr
     return out
 
@@ -42,18 +35,15 @@ def test_make_builds_a_proper_zipapp(work):
 
 def test_zipapp_runs(work):
     make(work)
-    (work / "in.txt").write_text("a b c\nd e\n")
+    agent.write(work / "in.txt", "a b c\nd e\n")
     assert os.access(work / "dist" / "wc.pyz", os.X_OK), "dist/wc.pyz is not executable"
     # run through python3: /tmp (where the copy lives) may be mounted noexec
-    out = subprocess.run(["python3", "dist/wc.pyz", "in.txt"], cwd=work, capture_output=True,
-                         text=True, timeout=10)
+    out = agent.run(["python3", "dist/wc.pyz", "in.txt"], cwd=str(work), timeout=10)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "2 5 10 in.txt\n"
-    ver = subprocess.run(["python3", "dist/wc.pyz", "--version"], cwd=work,
-                         capture_output=True, text=True, timeout=10)
+    ver = agent.run(["python3", "dist/wc.pyz", "--version"], cwd=str(work), timeout=10)
     assert ver.stdout == "wordcount 1.4.0\n"
-    piped = subprocess.run(["python3", "dist/wc.pyz"], cwd=work, input="x y\n",
-                           capture_output=True, text=True, timeout=10)
+    piped = agent.run(["python3", "dist/wc.pyz"], cwd=str(work), input="x y\n", timeout=10)
     assert piped.stdout == "1 2 4\n"
 
 
@@ -63,16 +53,15 @@ def test_incremental_rebuilds(work):
     built = pyz.stat().st_mtime_ns
     make(work)
     assert pyz.stat().st_mtime_ns == built, "rebuilt with nothing changed"
-    (work / "VERSION").write_text("9.9.9\n")
+    agent.write(work / "VERSION", "9.9.9\n")
     make(work)
-    ver = subprocess.run(["python3", str(pyz), "--version"], capture_output=True, text=True)
+    ver = agent.run(["python3", str(pyz), "--version"], cwd=str(work))
     assert ver.stdout == "wordcount 9.9.9\n"
     counting = work / "src" / "wordcount" / "counting.py"
-    counting.write_text(counting.read_text().replace("len(data)", "len(data) + 1000"))
+    agent.write(counting, counting.read_text().replace("len(data)", "len(data) + 1000"))
     make(work)
-    (work / "in.txt").write_text("a\n")
-    out = subprocess.run(["python3", str(pyz), "in.txt"], cwd=work, capture_output=True,
-                         text=True)
+    agent.write(work / "in.txt", "a\n")
+    out = agent.run(["python3", str(pyz), "in.txt"], cwd=str(work))
     assert out.stdout == "1 1 1002 in.txt\n"
 
 

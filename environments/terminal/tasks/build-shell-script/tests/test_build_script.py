@@ -1,11 +1,11 @@
-"""Hidden tests for build-shell-script: build.sh runs in a copy of /app."""
+"""Hidden tests for build-shell-script: build.sh runs in a copy of /app, as the agent
+through agentgym_harness."""
 import hashlib
 import os
-import shutil
-import subprocess
 import tarfile
 from pathlib import Path
 
+import agentgym_harness as agent
 import pytest
 
 LISTED = ["bin/demo", "config/app.json", "config/logging.json", "docs/README.txt",
@@ -13,27 +13,24 @@ LISTED = ["bin/demo", "config/app.json", "config/logging.json", "docs/README.txt
 
 
 @pytest.fixture
-def work(tmp_path):
-    dest = tmp_path / "app"
-    shutil.copytree("/app", dest, ignore=shutil.ignore_patterns("out"))
-    return dest
+def work():
+    return Path(agent.copy_tree("/app", "out"))
 
 
-def build(work: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def build(work: Path, cwd: str | None = None) -> agent.Completed:
     # run through bash: /tmp (where the copy lives) may be mounted noexec
-    return subprocess.run(["bash", str(work / "build.sh")], cwd=cwd or work,
-                          capture_output=True, text=True, timeout=20)
+    return agent.run(["bash", str(work / "build.sh")], cwd=str(cwd or work), timeout=20)
 
 
 def files_under(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
-def test_bundle_has_exactly_the_listed_files(work, tmp_path):
+def test_bundle_has_exactly_the_listed_files(work):
     script = Path("/app/build.sh")
     assert os.access(script, os.X_OK), "build.sh is not executable"
     assert script.read_text().split("\n", 1)[0] in ("#!/bin/bash", "#!/usr/bin/env bash")
-    out = build(work, cwd=tmp_path)
+    out = build(work, cwd=agent.tempdir())
     assert out.returncode == 0, out.stderr
     bundle = work / "out" / "bundle"
     assert files_under(bundle) == sorted([*LISTED, "SHA256SUMS"])
@@ -48,7 +45,7 @@ def test_checksums(work):
         f"{hashlib.sha256((work / rel).read_bytes()).hexdigest()}  {rel}\n"
         for rel in sorted(LISTED, key=lambda s: s.encode()))
     assert (bundle / "SHA256SUMS").read_text() == expected
-    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=bundle, capture_output=True)
+    check = agent.run(["sha256sum", "-c", "SHA256SUMS"], cwd=str(bundle))
     assert check.returncode == 0
 
 
@@ -64,7 +61,7 @@ def test_tarball(work):
 def test_invalid_json_fails_and_leaves_no_tarball(work):
     assert build(work).returncode == 0
     assert (work / "out" / "bundle.tar.gz").exists()
-    (work / "config" / "logging.json").write_text('{"level": "info",,}\n')
+    agent.write(work / "config" / "logging.json", '{"level": "info",,}\n')
     out = build(work)
     assert out.returncode != 0
     assert "logging.json" in out.stderr
@@ -74,7 +71,7 @@ def test_invalid_json_fails_and_leaves_no_tarball(work):
 def test_rebuild_is_fresh(work):
     assert build(work).returncode == 0
     manifest = work / "manifest.txt"
-    manifest.write_text(manifest.read_text().replace("docs/README.txt\n", ""))
+    agent.write(manifest, manifest.read_text().replace("docs/README.txt\n", ""))
     assert build(work).returncode == 0
     bundle = work / "out" / "bundle"
     assert not (bundle / "docs" / "README.txt").exists()

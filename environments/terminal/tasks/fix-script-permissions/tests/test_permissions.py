@@ -1,6 +1,9 @@
+"""Hidden tests for fix-script-permissions. The scripts run as the agent through
+agentgym_harness."""
 import stat
-import subprocess
 from pathlib import Path
+
+import agentgym_harness as agent
 
 APP = Path("/app")
 FILES = ['bin/README',
@@ -38,7 +41,7 @@ def test_scripts_are_755():
 
 def test_scripts_run():
     for f, word in [("bin/hello.sh", "hello"), ("bin/tools/deploy.sh", "deployed")]:
-        out = subprocess.run([str(APP / f)], capture_output=True, text=True, timeout=5)
+        out = agent.run([str(APP / f)], timeout=5)
         assert out.stdout.strip() == word
 
 

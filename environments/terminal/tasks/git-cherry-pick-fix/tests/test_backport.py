@@ -1,30 +1,41 @@
 """Hidden tests for git-cherry-pick-fix: the back-port on release/1.2."""
-import io
 import os
-import subprocess
-import tarfile
 
-import pytest
+import agentgym_harness as agent
 
 REPO = "/app"
 REL = "release/1.2"
 
 
-def git(*args: str, raw: bool = False):
-    out = subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=not raw)
+def git(*args: str) -> str:
+    """git in the agent's repository, run as the agent (its hooks and config are its own)."""
+    out = agent.run(["git", "-C", REPO, *args])
     assert out.returncode == 0, f"git {' '.join(args)} failed: {out.stderr}"
-    return out.stdout if raw else out.stdout.strip()
+    return out.stdout.strip()
+
+
+def checkout_of(rev: str) -> str:
+    return agent.git_tree(REPO, rev)
 
 
 def fix_commit() -> str:
     return git("log", "-1", "--format=%H", "--grep=^fix: accept lowercase", "main")
 
 
-def release_module():
+def release_module() -> str:
+    """A directory holding the release's sizes.py as the module ``release_sizes`` (written by
+    the agent's uid, imported only in its children)."""
     assert git("log", "-1", "--format=%s", f"{REL}^") == "Changelog for 1.2.1"
-    ns: dict = {}
-    exec(compile(git("show", f"{REL}:sizes.py"), "sizes.py", "exec"), ns)
-    return ns
+    where = agent.tempdir()
+    out = agent.run(["bash", "-c", 'git -C "$1" show "$2:sizes.py" > "$3/release_sizes.py"',
+                     "bash", REPO, REL, where], cwd="/tmp")
+    assert out.returncode == 0, f"git show {REL}:sizes.py failed: {out.stderr}"
+    return where
+
+
+def parse_sizes(where: str, *texts: str):
+    """release_sizes.parse_size on each text, in one child: a list of Outcome."""
+    return agent.call_many("release_sizes", "parse_size", [(t,) for t in texts], path=where)
 
 
 def test_one_new_commit_recording_the_pick():
@@ -35,37 +46,32 @@ def test_one_new_commit_recording_the_pick():
 
 
 def test_fix_present_on_release():
-    ns = release_module()
-    parse = ns["parse_size"]
-    assert parse("10k") == 10240
-    assert parse(" 1.5G ") == 1610612736
-    assert parse("1.5g") == 1610612736
-    assert parse("0.5k") == 512
-    assert parse("3m") == 3 * 1024 ** 2
+    got = parse_sizes(release_module(), "10k", " 1.5G ", "1.5g", "0.5k", "3m")
+    assert [o.error for o in got] == [None] * 5, got
+    assert [o.value for o in got] == [10240, 1610612736, 1610612736, 512, 3 * 1024 ** 2]
 
 
 def test_release_behaviour_kept():
-    ns = release_module()
-    parse = ns["parse_size"]
-    assert parse("2t") == 2 * 1024 ** 4
-    assert parse("512") == 512
-    with pytest.raises(ValueError):
-        parse("3T")
-    with pytest.raises(ValueError):
-        parse("2.5t")
-    assert "format_size" not in ns
-    assert "P" not in ns["UNITS"]
+    where = release_module()
+    two_t, plain, upper_t, half_t = parse_sizes(where, "2t", "512", "3T", "2.5t")
+    assert two_t.error is None and two_t.value == 2 * 1024 ** 4, two_t
+    assert plain.error is None and plain.value == 512, plain
+    assert upper_t.raised("ValueError"), upper_t
+    assert half_t.raised("ValueError"), half_t
+    has_format_size, has_petabytes = agent.python(
+        "import release_sizes as sizes\n"
+        "result = ['format_size' in vars(sizes), 'P' in vars(sizes)['UNITS']]", path=where)
+    assert has_format_size is False
+    assert has_petabytes is False
 
 
-def test_release_tests_pass(tmp_path):
+def test_release_tests_pass():
     assert git("log", "-1", "--format=%s", f"{REL}^") == "Changelog for 1.2.1"
-    with tarfile.open(fileobj=io.BytesIO(git("archive", REL, raw=True))) as tar:
-        tar.extractall(tmp_path)
-    text = (tmp_path / "tests" / "test_sizes.py").read_text()
+    tree = checkout_of(REL)
+    text = agent.read(f"{tree}/tests/test_sizes.py")
     assert "test_lowercase_and_fractional_suffix" in text and "test_limit" in text
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    out = subprocess.run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-                         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=20)
+    out = agent.run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+                    cwd=tree, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, timeout=20)
     assert out.returncode == 0, out.stdout
     assert "4 passed" in out.stdout
 

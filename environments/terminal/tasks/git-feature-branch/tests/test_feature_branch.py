@@ -1,19 +1,22 @@
-"""Hidden tests for git-feature-branch: they read the repository in /app with git."""
-import subprocess
+"""Hidden tests for git-feature-branch: they read the repository in /app with git, run as the
+agent through agentgym_harness."""
+import agentgym_harness as agent
 
 REPO = "/app"
 BRANCH = "feature/friendly-greeting"
 
 
 def git(*args: str) -> str:
-    out = subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=True)
+    """git in the agent's repository, run as the agent (its hooks and config are its own)."""
+    out = agent.run(["git", "-C", REPO, *args])
     assert out.returncode == 0, f"git {' '.join(args)} failed: {out.stderr}"
+    assert not out.truncated, f"git {' '.join(args)}: output cut at 4 MiB"
     return out.stdout.strip()
 
 
 def run_greet(rev: str) -> str:
     src = git("show", f"{rev}:greet.py")
-    out = subprocess.run(["python3", "-c", src], capture_output=True, text=True, timeout=10)
+    out = agent.run(["python3", "-c", src], cwd="/tmp", timeout=10)
     return out.stdout
 
 

@@ -1,6 +1,7 @@
 """Hidden tests for git-recover-deleted."""
-import subprocess
 from pathlib import Path
+
+import agentgym_harness as agent
 
 REPO = "/app"
 SCHEMA = """CREATE TABLE items (
@@ -17,7 +18,8 @@ CREATE TABLE suppliers (
 
 
 def git(*args: str) -> str:
-    out = subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=True)
+    """git in the agent's repository, run as the agent (its hooks and config are its own)."""
+    out = agent.run(["git", "-C", REPO, *args])
     assert out.returncode == 0, f"git {' '.join(args)} failed: {out.stderr}"
     return out.stdout
 

@@ -1,7 +1,8 @@
 """Hidden tests for git-reword-commit. The trees and author dates below are those the
 image's deterministic build script produces; rewording a message must not change them."""
 import os
-import subprocess
+
+import agentgym_harness as agent
 
 REPO = "/app"
 NEW_MESSAGE = "Add pagination to the list endpoint\n\nCloses #12."
@@ -18,7 +19,8 @@ EXPECTED = [
 
 
 def git(*args: str) -> str:
-    out = subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=True)
+    """git in the agent's repository, run as the agent (its hooks and config are its own)."""
+    out = agent.run(["git", "-C", REPO, *args])
     assert out.returncode == 0, f"git {' '.join(args)} failed: {out.stderr}"
     return out.stdout.strip()
 

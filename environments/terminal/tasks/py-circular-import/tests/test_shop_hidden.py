@@ -1,15 +1,15 @@
 """Hidden tests for py-circular-import. Imports run in fresh interpreters: module caching
-inside one process would hide import-order problems."""
+inside one process would hide import-order problems. Each runs as the agent through
+agentgym_harness; the snippets print what the package did, and it is compared here."""
 import json
-import subprocess
-import sys
+
+import agentgym_harness as agent
 
 APP = "/app"
 
 
-def py(code: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=APP, capture_output=True,
-                          text=True, timeout=10)
+def py(code: str, *args: str) -> agent.Completed:
+    return agent.run(["python3", "-c", code, *args], cwd=APP, timeout=10)
 
 
 def test_package_imports_with_public_api():
@@ -29,11 +29,16 @@ def test_each_module_imports_first():
         "from shop.pricing import SHIPPING, FREE_SHIPPING_FROM, line_total, price_cart",
         "from shop.discounts import DISCOUNTS, discount_for, best_code",
         "import shop.discounts, shop.pricing, shop.models",
-        "import shop.pricing as p; import shop.models as m; assert p.SHIPPING.price_cents == 499;"
-        " assert isinstance(p.SHIPPING, m.Item)",
     ):
         out = py(code)
         assert out.returncode == 0, f"{code}: {out.stderr}"
+    code = ("import json; import shop.pricing as p; import shop.models as m; "
+            "print(json.dumps([p.SHIPPING.price_cents, isinstance(p.SHIPPING, m.Item)]))")
+    out = py(code)
+    assert out.returncode == 0, f"{code}: {out.stderr}"
+    price_cents, is_item = json.loads(out.stdout)
+    assert price_cents == 499
+    assert is_item is True
 
 
 def test_pricing_behaviour():
@@ -74,12 +79,11 @@ except TypeError:
     assert out.stdout.split() == ["FIVEOFF", "HALF", "FIVEOFF", "120", "TypeError"]
 
 
-def test_cli(tmp_path):
-    cart = tmp_path / "cart.json"
-    cart.write_text(json.dumps([{"sku": "A", "name": "lamp", "price_cents": 4500, "qty": 1},
-                                {"sku": "B", "name": "bulb", "price_cents": 250, "qty": 2}]))
-    out = subprocess.run([sys.executable, "-m", "shop", str(cart), "TEN"], cwd=APP,
-                         capture_output=True, text=True, timeout=10)
+def test_cli():
+    cart = agent.tempdir() + "/cart.json"
+    agent.write(cart, json.dumps([{"sku": "A", "name": "lamp", "price_cents": 4500, "qty": 1},
+                                  {"sku": "B", "name": "bulb", "price_cents": 250, "qty": 2}]))
+    out = agent.run(["python3", "-m", "shop", cart, "TEN"], cwd=APP, timeout=10)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == {"subtotal": 5000, "discount": 500, "shipping": 499,
                                       "total": 4999}
