@@ -185,12 +185,19 @@ def _agent_pids() -> list[int]:
     return pids
 
 
+# git shows the history as committed: no `git replace` overlay (a reworded message without a
+# new commit), no grafts file, no per-user configuration the agent could have left in /tmp.
+_GIT_AS_COMMITTED = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": "/nonexistent",
+                     "GIT_CONFIG_GLOBAL": "/dev/null"}
+
+
 def run(argv: Sequence[str], *, cwd: str = "/app", timeout: float = 30.0,
         input: str | None = None, env: dict[str, str] | None = None) -> Completed:
     """Run ``argv`` as the agent's uid in ``cwd``; its output is captured (4 MiB each).
 
-    The environment is ``PATH``, ``HOME=/tmp``, ``LANG=C.UTF-8`` and
-    ``PYTHONDONTWRITEBYTECODE=1``, plus ``env``. After it ends (or is killed at ``timeout``)
+    The environment is ``PATH``, ``HOME=/tmp``, ``LANG=C.UTF-8``,
+    ``PYTHONDONTWRITEBYTECODE=1`` and git's history as committed (``GIT_NO_REPLACE_OBJECTS``,
+    no grafts, no global config), plus ``env``. After it ends (or is killed at ``timeout``)
     every process of the agent's uid is killed.
 
     >>> run(["echo", "hi"], cwd="/").stdout
@@ -199,7 +206,7 @@ def run(argv: Sequence[str], *, cwd: str = "/app", timeout: float = 30.0,
     if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):
         raise TypeError("argv must be a non-empty list of strings")
     environ = {"PATH": _PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-               **(env or {})}
+               **_GIT_AS_COMMITTED, **(env or {})}
     try:
         proc = subprocess.Popen([*_drop_privileges(), *argv], cwd=cwd, env=environ,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -9,11 +9,15 @@ line, everything that could cross that line:
 
 * an import that is neither the standard library, ``pytest``, ``agentgym_harness`` nor a
   module of the task's own ``tests/`` (the agent's package, put on ``sys.path``);
-* modules that start processes or load code or objects: ``subprocess``, ``multiprocessing``,
-  ``concurrent``, ``pty``, ``runpy``, ``importlib``, ``imp``, ``zipimport``, ``pkgutil``,
-  ``ctypes``, ``code``, ``codeop``, ``pickle``, ``marshal``, ``shelve``;
-* ``os.system``, ``os.popen``, ``os.exec*``, ``os.spawn*``, ``os.posix_spawn*``, ``os.fork*``;
-* changing ``sys.path``, and the builtins ``__import__``, ``exec``, ``eval`` and ``compile``.
+* modules that start processes or run code or objects (:data:`FORBIDDEN_MODULES`:
+  ``subprocess``, ``asyncio``, ``multiprocessing``, ``importlib``, ``builtins``, ``pdb``,
+  ``pickle``, ``ctypes``, ``timeit``, ...);
+* ``os.system``, ``os.popen``, ``os.exec*``, ``os.spawn*``, ``os.posix_spawn*``, ``os.fork*``
+  under any alias, ``from os import *``, and ``module.__dict__``;
+* changing ``sys.path`` (under any alias), and the builtins that run code or hide what they
+  call: ``__import__``, ``exec``, ``eval``, ``compile``, ``getattr``, ``vars``, ``globals``,
+  ``locals``, ``breakpoint``, ``__builtins__``;
+* extracting an archive (``extractall``, ``extract``, ``unpack_archive``) as root.
 
 It is a lint for authors, not a sandbox: the harness and the uid boundary are what hold at run
 time. ``agentgym tasks check`` fails a task with any violation.
@@ -36,19 +40,24 @@ __all__ = ["FORBIDDEN_MODULES", "boundary_violations"]
 
 #: Standard-library modules a hidden test may not use: they run code or start processes.
 FORBIDDEN_MODULES = frozenset({
-    "subprocess", "multiprocessing", "concurrent", "pty", "runpy", "importlib", "imp",
-    "zipimport", "pkgutil", "ctypes", "code", "codeop", "pickle", "marshal", "shelve",
+    "subprocess", "multiprocessing", "concurrent", "asyncio", "pty", "runpy", "importlib",
+    "imp", "zipimport", "pkgutil", "ctypes", "code", "codeop", "pickle", "marshal", "shelve",
+    "builtins", "pdb", "bdb", "trace", "profile", "cProfile", "timeit", "doctest",
 })
 _ALLOWED_EXTRA = frozenset({"pytest", "_pytest", "agentgym_harness"})
 _FORBIDDEN_OS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")
-_FORBIDDEN_BUILTINS = frozenset({"__import__", "exec", "eval", "compile"})
+# Calls that run code or hide which function they reach (getattr(os, "system")).
+_FORBIDDEN_BUILTINS = frozenset({"__import__", "exec", "eval", "compile", "getattr", "vars",
+                                 "globals", "locals", "breakpoint"})
+# Extracting an archive as root writes wherever its members say.
+_EXTRACTS = frozenset({"extractall", "extract", "unpack_archive"})
 _HARNESS_HINT = "reach the agent's code through agentgym_harness"
 
 
 def _import_problem(name: str, local: set[str]) -> str:
     top = name.split(".")[0]
     if top in FORBIDDEN_MODULES:
-        return f"imports {name!r}, which starts processes or loads code: {_HARNESS_HINT}"
+        return f"imports {name!r}, which starts processes or runs code: {_HARNESS_HINT}"
     if top in _ALLOWED_EXTRA or top in local:
         return ""
     if top in sys.stdlib_module_names:
@@ -56,9 +65,26 @@ def _import_problem(name: str, local: set[str]) -> str:
     return f"imports {name!r}, which is not the standard library: {_HARNESS_HINT}"
 
 
-def _is_sys_path(node: ast.AST) -> bool:
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Local name -> module, for ``import os``, ``import os as o``, ``import os.path``."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    names[alias.name.split(".")[0]] = alias.name.split(".")[0]
+    return names
+
+
+def _module_of(node: ast.AST, aliases: dict[str, str]) -> str:
+    return aliases.get(node.id, "") if isinstance(node, ast.Name) else ""
+
+
+def _is_sys_path(node: ast.AST, aliases: dict[str, str]) -> bool:
     return (isinstance(node, ast.Attribute) and node.attr == "path"
-            and isinstance(node.value, ast.Name) and node.value.id == "sys")
+            and _module_of(node.value, aliases) == "sys")
 
 
 def _file_violations(path: Path, local: set[str]) -> list[tuple[int, str]]:
@@ -66,6 +92,8 @@ def _file_violations(path: Path, local: set[str]) -> list[tuple[int, str]]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
         return [(getattr(exc, "lineno", 0) or 0, f"does not parse: {exc}")]
+    aliases = _aliases(tree)
+    changes_path = "changes sys.path (hidden tests may not import the agent's code)"
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -78,30 +106,44 @@ def _file_violations(path: Path, local: set[str]) -> list[tuple[int, str]]:
             module = node.module or ""
             if why := _import_problem(module, local):
                 found.append((node.lineno, why))
-            elif module == "os":
+            elif module in ("os", "sys"):
                 for alias in node.names:
-                    if alias.name.startswith(_FORBIDDEN_OS):
+                    if alias.name == "*":
+                        found.append((node.lineno, f"imports * from {module}, which hides "
+                                      f"what it calls: {_HARNESS_HINT}"))
+                    elif module == "os" and alias.name.startswith(_FORBIDDEN_OS):
                         found.append((node.lineno, f"imports os.{alias.name}, which starts "
                                       f"processes: {_HARNESS_HINT}"))
+                    elif module == "sys" and alias.name == "path":
+                        found.append((node.lineno, changes_path))
         elif isinstance(node, ast.Attribute):
-            if (isinstance(node.value, ast.Name) and node.value.id == "os"
-                    and node.attr.startswith(_FORBIDDEN_OS)):
+            module = _module_of(node.value, aliases)
+            if module == "os" and node.attr.startswith(_FORBIDDEN_OS):
                 found.append((node.lineno, f"uses os.{node.attr}, which starts processes: "
                               f"{_HARNESS_HINT}"))
-            elif (_is_sys_path(node.value) and node.attr in
+            elif node.attr == "__dict__" and module:
+                found.append((node.lineno, f"reads {module}.__dict__, which hides what it "
+                              f"calls: {_HARNESS_HINT}"))
+            elif (_is_sys_path(node.value, aliases) and node.attr in
                   ("insert", "append", "extend", "__setitem__", "__iadd__")):
-                found.append((node.lineno, "changes sys.path (hidden tests may not import "
-                              "the agent's code)"))
+                found.append((node.lineno, changes_path))
+            elif node.attr in _EXTRACTS:
+                found.append((node.lineno, f"calls {node.attr}(): extracting an archive as "
+                              "root writes where its members say; extract through "
+                              "agentgym_harness"))
         elif isinstance(node, ast.Assign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                if _is_sys_path(target) or (isinstance(target, ast.Subscript)
-                                            and _is_sys_path(target.value)):
-                    found.append((node.lineno, "changes sys.path (hidden tests may not "
-                                  "import the agent's code)"))
+                if _is_sys_path(target, aliases) or (
+                        isinstance(target, ast.Subscript) and _is_sys_path(target.value,
+                                                                           aliases)):
+                    found.append((node.lineno, changes_path))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
               and node.func.id in _FORBIDDEN_BUILTINS):
-            found.append((node.lineno, f"calls {node.func.id}(), which runs code: "
+            found.append((node.lineno, f"calls {node.func.id}(), which runs code or hides "
+                          f"what it calls: {_HARNESS_HINT}"))
+        elif isinstance(node, ast.Name) and node.id == "__builtins__":
+            found.append((node.lineno, f"uses __builtins__, which hides what it calls: "
                           f"{_HARNESS_HINT}"))
     return sorted(set(found))
 

@@ -127,14 +127,51 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
+def _resolve(path: str, links: dict[str, str], roots: Sequence[str]) -> str | None:
+    """Where ``path`` (absolute) leads once every symlink of the archive on the way is
+    followed the way the kernel does (``..`` after a link leaves the link's target, not its
+    name); None when the walk passes through anything but the roots and their ancestors, or
+    loops.
+
+    >>> _resolve("/app/x", {"/app/s": "/app", "/app/x": "s/../etc/passwd"}, ["/app"]) is None
+    True
+    >>> _resolve("/app/x", {"/app/s": "sub", "/app/x": "s/../y"}, ["/app"])
+    '/app/y'
+    """
+    hops = 0
+    parts = [p for p in path.split("/") if p]
+    cur = "/"
+    while parts:
+        part = parts.pop(0)
+        if part == ".":
+            continue
+        nxt = posixpath.dirname(cur) if part == ".." else posixpath.join(cur, part)
+        if nxt in links:
+            hops += 1
+            if hops > 40:
+                return None  # a loop
+            target = links[nxt]
+            parts = [p for p in target.split("/") if p] + parts
+            nxt = "/" if target.startswith("/") else cur
+        if not (_inside(nxt, roots) or any(_inside(r, [nxt]) for r in roots)):
+            return None  # outside the artifacts (and not on the way to them)
+        cur = nxt
+    return cur if _inside(cur, roots) else None
+
+
 def _why_stripped(member: tarfile.TarInfo, name: str, roots: Sequence[str],
-                  data: bytes | None, kept: set[str]) -> str:
+                  data: bytes | None, kept: set[str], links: dict[str, str]) -> str:
     """Why ``member`` may not reach the test run ("" when it may)."""
     if member.name.startswith("/") or ".." in member.name.split("/"):
         return "absolute or escaping path"
     path = "/" + name
     if not _inside(path, roots):
         return "outside the artifacts"
+    ancestors = [posixpath.dirname(path)]
+    while ancestors[-1] != "/":
+        ancestors.append(posixpath.dirname(ancestors[-1]))
+    if any(a in links for a in ancestors):
+        return "below a symlink"  # extracting it would write through the link
     parts = name.split("/")
     base = parts[-1]
     if "__pycache__" in parts or base.endswith((".pyc", ".pyo")):
@@ -149,12 +186,8 @@ def _why_stripped(member: tarfile.TarInfo, name: str, roots: Sequence[str],
         if base == "setup.cfg" and _SETUP_CFG_TEST_SECTION.search(data):
             return "setup.cfg with a pytest section"
     if member.issym():
-        target = member.linkname
-        resolved = posixpath.normpath(
-            target if target.startswith("/") else posixpath.join(posixpath.dirname(path), target)
-        )
-        if not _inside(resolved, roots):
-            return f"symlink to {target} leaves the artifacts"
+        if _resolve(path, links, roots) is None:
+            return f"symlink to {member.linkname} leaves the artifacts"
     elif member.islnk():
         target = _member_name(member.linkname)
         if ".." in target.split("/") or target not in kept:
@@ -172,7 +205,9 @@ def strip_artifacts(tar_bytes: bytes, roots: Iterable[str]) -> StripResult:
     absolute / ``..`` names, ``conftest.py``, ``pytest.ini``, ``.pytest.ini``, ``pytest.toml``,
     ``tox.ini``, ``setup.cfg`` and ``pyproject.toml`` with a pytest section,
     ``sitecustomize.py``, ``usercustomize.py``, ``*.pth``, ``__pycache__/`` and ``*.pyc``,
-    symlinks resolving outside the roots, hard links to anything not kept, devices and fifos.
+    symlinks whose target leaves the roots once the archive's other links on the way are
+    followed (:func:`_resolve`), members below a symlink, hard links to anything not kept,
+    devices and fifos.
     Set-uid / set-gid bits are cleared. Anything below a removed directory goes with it.
 
     >>> buf = io.BytesIO()
@@ -187,6 +222,10 @@ def strip_artifacts(tar_bytes: bytes, roots: Iterable[str]) -> StripResult:
     stripped: list[str] = []
     kept: set[str] = set()
     removed_dirs: list[str] = []
+    # Every symlink of the archive, judged together: one link's target may pass through
+    # another (`s -> /app`, `x -> s/../etc`), whichever comes first in the tar.
+    with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*") as src:
+        links = {"/" + _member_name(m.name): m.linkname for m in src if m.issym()}
     with tarfile.open(fileobj=io.BytesIO(tar_bytes), mode="r:*") as src, \
             tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as dst:
         for member in src:
@@ -199,7 +238,7 @@ def strip_artifacts(tar_bytes: bytes, roots: Iterable[str]) -> StripResult:
             if member.isreg():
                 handle = src.extractfile(member)
                 data = handle.read() if handle is not None else b""
-            why = _why_stripped(member, name, roots, data, kept)
+            why = _why_stripped(member, name, roots, data, kept, links)
             if why:
                 stripped.append(f"{name} ({why})")
                 if member.isdir():

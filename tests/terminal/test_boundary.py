@@ -32,6 +32,19 @@ from agentgym.environments.terminal.task import bundled_tasks
         ("__import__('shop')\n", 1, "calls __import__()"),
         ("compile('x', 'f', 'exec')\n", 1, "calls compile()"),
         ("def broken(:\n", 1, "does not parse"),
+        # Found by the red team: each passed the first version of the check.
+        ("import asyncio\n", 1, "imports 'asyncio'"),
+        ("import os as o\no.system('make')\n", 2, "uses os.system"),
+        ("import os as o\ngetattr(o, 'system')('make')\n", 2, "calls getattr()"),
+        ("from os import *\n", 1, "imports * from os"),
+        ("import sys as s\ns.path.insert(0, '/app')\n", 2, "changes sys.path"),
+        ("from sys import path\npath.insert(0, '/app')\n", 1, "changes sys.path"),
+        ("import builtins\n", 1, "imports 'builtins'"),
+        ("import pdb\n", 1, "imports 'pdb'"),
+        ("import tarfile\ntarfile.open('/app/a.tar').extractall('/tmp/x')\n", 2,
+         "calls extractall()"),
+        ("import os\nos.__dict__['system']('make')\n", 2, "reads os.__dict__"),
+        ("__builtins__['exec']('x')\n", 1, "uses __builtins__"),
     ],
 )
 def test_each_way_past_the_harness_is_named_by_file_and_line(tmp_path, source, line, why):

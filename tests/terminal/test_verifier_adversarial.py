@@ -103,6 +103,11 @@ def test_the_hidden_tests_are_not_in_the_agents_container(env):
                                      "/app/junit.xml"], "app/v (symlink"),
         ("symlink to system python", ["ln -s /usr/lib/python3/dist-packages /app/dp"],
          "app/dp (symlink"),
+        # Out through another link: s is /app, so s/.. is / (the red team's way past a
+        # check that normalised the target's text alone); root's pytest followed it.
+        ("symlink through a symlink", ["ln -s /app /app/s && ln -s "
+                                       "s/../verifier/tests/test_answer.py /app/answer.txt"],
+         "app/answer.txt (symlink"),
     ],
 )
 def test_config_and_startup_tricks_are_stripped_and_earn_nothing(env, name, commands, stripped):
@@ -366,3 +371,23 @@ def test_a_junit_total_other_than_the_declared_count_fails(tmp_path):
         env.close()
     assert outcome(info) == 0.0 and not info["success"]
     assert info["verdict"]["reason"] == "the JUnit XML lists 3 tests; the task declares 4"
+
+
+# ---------------------------------------------------------------- git as committed
+# `git replace` overlays a reworded commit on the old one: every hash stays, and git log
+# shows the new message unless replace objects are off. It scored 5 of 5 on
+# git-reword-commit without rewriting any history; the harness now runs git without them.
+REPLACE_INSTEAD_OF_REWORD = (
+    "cd /app && c=$(git rev-parse main~3) && n=$(git cat-file commit $c | sed "
+    "'s/^Add pagnation to list endpoint$/Add pagination to the list endpoint/' | "
+    "git hash-object -t commit -w --stdin) && git replace $c $n"
+)
+
+
+def test_a_replace_overlay_does_not_pass_for_a_rewritten_history():
+    env = TerminalEnv(task="git-reword-commit", backend="docker")
+    try:
+        info = play(env, [REPLACE_INSTEAD_OF_REWORD])
+    finally:
+        env.close()
+    assert outcome(info) == 0.0 and not info["success"], info["verdict"]

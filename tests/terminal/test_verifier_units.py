@@ -253,3 +253,32 @@ def test_the_harness_ships_beside_the_hidden_tests_and_replaces_a_tasks_own(tmp_
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         names = [m.name for m in archive]
     assert names.count("verifier/tests/agentgym_harness.py") == 1
+
+
+@pytest.mark.parametrize(
+    ("members", "gone"),
+    [
+        # The red team's hole: the second link leaves through the first (`s` is /app itself,
+        # so `s/..` is /), which normalising the text of the target alone cannot see.
+        ([("app/s", "sym", "/app"), ("app/x", "sym", "s/../verifier/tests/test_x.py")],
+         "app/x (symlink"),
+        # The same with the links in the other order in the archive.
+        ([("app/x", "sym", "s/../etc/passwd"), ("app/s", "sym", "/app")], "app/x (symlink"),
+        ([("app/d", "sym", "sub"), ("app/x", "sym", "d/../../proc/self/environ")],
+         "app/x (symlink"),
+        ([("app/a", "sym", "b"), ("app/b", "sym", "a"), ("app/x", "sym", "a/f")],
+         "app/x (symlink"),  # a loop
+        # A file extracted below a link would be written through it.
+        ([("app/out", "sym", "/app"), ("app/out/f.txt", "file", b"x")], "app/out/f.txt (below"),
+    ],
+)
+def test_symlinks_are_judged_with_the_archives_other_links(members, gone):
+    stripped = strip_artifacts(make_tar(members), ["/app"]).stripped
+    assert any(s.startswith(gone) for s in stripped), stripped
+
+
+def test_links_that_stay_inside_through_other_links_are_kept():
+    tar = make_tar([("app/sub", "dir", None), ("app/sub/f.txt", "file", b"x"),
+                    ("app/s", "sym", "sub"), ("app/x", "sym", "s/../sub/f.txt"),
+                    ("app/y", "sym", "/app/sub/f.txt")])
+    assert strip_artifacts(tar, ["/app"]).stripped == ()
