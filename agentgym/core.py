@@ -197,6 +197,10 @@ class TextEnv(gym.Env[str, str]):
     max_action_length: ClassVar[int] = 1024
     #: True if a step may block (I/O, a browser): the env server then runs it in a thread.
     blocking_io: ClassVar[bool] = False
+    #: True if what a move pays depends on state the agent cannot see (Minesweeper's mines):
+    #: the oracle then plays the best move on what the agent sees, not always the best-paid
+    #: one, and the conformance suite checks it against the env's ``safe_actions()`` instead.
+    hidden_information: ClassVar[bool] = False
 
     def __init__(
         self,

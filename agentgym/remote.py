@@ -24,6 +24,7 @@ VPR-style state-group rollouts work remotely.
 from __future__ import annotations
 
 import os
+import secrets
 import time
 import uuid
 from typing import Any, ClassVar
@@ -122,7 +123,10 @@ class RemoteEnv(gym.Env[str, str]):
         self._frame: str | None = None
         self._episode_seed: int | None = None
         try:
-            reply = self._call("POST", "/sessions", {"env_id": env_id, "kwargs": kwargs},
+            # A random client token scopes the create's request id to this env: a retry on a
+            # new connection finds its session, and no other client's id can name it.
+            reply = self._call("POST", "/sessions", {"env_id": env_id, "kwargs": kwargs,
+                                                     "client_token": secrets.token_hex(16)},
                                what="create a session")
         except BaseException:
             self._client.close()
@@ -284,6 +288,16 @@ class RemoteEnv(gym.Env[str, str]):
     def system_prompt(self) -> str:
         """Rules and action format for an LLM's system turn, as the server env states them."""
         return str(self._described.get("system_prompt") or "")
+
+    @property
+    def hidden_information(self) -> bool:
+        """The env class's flag: what a move pays depends on state the agent cannot see
+        (read from the id's registered class; False for an id this client does not know)."""
+        try:
+            creator = gym.envs.registration.load_env_creator(gym.spec(self.env_id).entry_point)
+        except Exception:  # not registered here, or its module does not import
+            return False
+        return bool(getattr(creator, "hidden_information", False))
 
     @property
     def rules(self) -> str:

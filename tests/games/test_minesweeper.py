@@ -30,8 +30,17 @@ from agentgym.environments.games.minesweeper.counting import (
     count_component,
 )
 from agentgym.environments.games.minesweeper.deduction import local_deduction
-from agentgym.environments.games.minesweeper.env import PRESETS, MinesweeperEnv
+from agentgym.environments.games.minesweeper.env import PRESETS
+from agentgym.environments.games.minesweeper.env import MinesweeperEnv as _MinesweeperEnv
 from agentgym.environments.games.minesweeper.solver import PosteriorSolver, mine_posterior
+
+
+def MinesweeperEnv(**kwargs) -> _MinesweeperEnv:
+    """The env scored with VPR's per-action verdicts, which most tests here check; the
+    default progress reward has its own tests (``test_progress_*`` here and
+    ``tests/games/test_exploits.py``)."""
+    kwargs.setdefault("process_reward", "verdict")
+    return _MinesweeperEnv(**kwargs)
 
 F = Fraction
 
@@ -781,6 +790,88 @@ def test_oracle_agent_wins_most_default_games():
     assert 55 <= wins <= 90
 
 
+def consistent_layouts(env: _MinesweeperEnv, limit: int) -> list[list[int]]:
+    """Up to ``limit`` mine layouts other than the real one that show the same board: the
+    same revealed numbers, flags on mines (what the agent sees is identical)."""
+    state = env._state_dict()
+    revealed, flags = set(state["revealed"]), set(state["flags"])
+    hidden = [i for i in range(env._n) if i not in revealed and i not in flags]
+    counts = [env._counts[i] for i in sorted(revealed)]
+    out = []
+    for extra in combinations(hidden, env.mines - len(flags)):
+        mines = sorted({*flags, *extra})
+        if mines != state["mines"] and [
+            neighbour_counts(env.rows, env.cols, mines)[i] for i in sorted(revealed)
+        ] == counts:
+            out.append(mines)
+            if len(out) == limit:
+                break
+    return out
+
+
+@pytest.mark.parametrize("process_reward", ["progress", "verdict"])
+def test_oracle_never_reads_the_hidden_mines(process_reward):
+    """The oracle is honest: every layout of mines that shows the same board gets the same
+    oracle actions (and safe actions), including where nothing is safe and it must guess."""
+    env = _MinesweeperEnv(process_reward=process_reward)
+    guesses = 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        while not env.is_over:
+            best, safe = env.oracle_actions(), env.safe_actions()
+            guesses += not safe
+            snapshot = env.get_state()
+            for mines in consistent_layouts(env, 3):
+                state = {**env._state_dict(), "mines": mines}
+                env._load_state_dict(state)
+                assert (env.oracle_actions(), env.safe_actions()) == (best, safe), seed
+                env.set_state(snapshot)
+            env.step(best[0])
+    assert guesses >= 3  # the test reaches states where the oracle must guess
+
+
+def test_progress_oracle_is_the_posterior_best_reveal_and_never_a_flag():
+    env = _MinesweeperEnv()
+    for seed in range(10):
+        env.reset(seed=seed)
+        while not env.is_over:
+            post = env.posterior()
+            best = env.oracle_actions()
+            safe = env.safe_actions()
+            low = min(post.numerators[i] for i in env._open_reveal)
+            assert all(a.startswith("reveal") for a in best)
+            assert best == (safe or [t for i, t in env._open_reveal.items()
+                                     if post.numerators[i] == low])
+            env.step(best[0])
+
+
+def test_progress_rewards_sum_to_the_win_or_to_zero():
+    """Paid per cell opened, not per action: the oracle's reveals with every certain mine
+    flagged on the way sum to 1 - cost * steps when won, to 0 when lost."""
+    env = gym.make("agentgym/Minesweeper-v0")
+    raw = env.unwrapped
+    cost = 1 / (2 * raw.max_steps)
+    outcomes = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        total, steps = 0.0, 0
+        while True:
+            action = raw.oracle_actions()[0]
+            if raw._placed:
+                post = raw.posterior()
+                certain = [t for i, t in raw._open_flag.items()
+                           if post.numerators[i] == post.denominator]
+                action = (certain or [action])[0]
+            _, _, terminated, truncated, info = env.step(action)
+            total += info["reward_components"]["process"]
+            steps += 1
+            if terminated or truncated:
+                break
+        outcomes.add(info["success"])
+        assert total == pytest.approx(1 - cost * steps if info["success"] else 0.0), seed
+    assert outcomes == {True, False}
+
+
 def test_same_seed_same_board_and_snapshots_capture_the_placement():
     a, b = MinesweeperEnv(), MinesweeperEnv()
     a.reset(seed=11)
@@ -888,7 +979,7 @@ def test_bad_kwargs_are_refused(kwargs):
 
 def test_edge_kwargs_are_accepted():
     for kwargs in ({"rows": 3, "cols": 3, "mines": 1}, {"mines": 16}, {"rows": 16, "cols": 3}):
-        env = gym.make("agentgym/Minesweeper-v0", **kwargs)
+        env = gym.make("agentgym/Minesweeper-v0", process_reward="verdict", **kwargs)
         env.reset(seed=0)
         *_, info = env.step("reveal 2 2")
         assert info["reward_components"]["process"] == 2.0

@@ -19,7 +19,8 @@ import agentgym  # noqa: F401  (registers the ids)
 from agentgym.core import TEXT_CHARSET
 from agentgym.environments.games.sokoban import generator
 from agentgym.environments.games.sokoban import oracle as oracle_mod
-from agentgym.environments.games.sokoban.env import PRESETS, SokobanEnv
+from agentgym.environments.games.sokoban.env import PRESETS
+from agentgym.environments.games.sokoban.env import SokobanEnv as _SokobanEnv
 from agentgym.environments.games.sokoban.generator import generate_level, target_range
 from agentgym.environments.games.sokoban.logic import (
     DIRECTIONS,
@@ -42,6 +43,13 @@ from agentgym.environments.games.sokoban.search import (
     shortest_distance,
     solve,
 )
+
+
+def SokobanEnv(**kwargs) -> _SokobanEnv:
+    """The env scored with VPR's per-action verdicts, which most tests here check; the
+    default progress reward has its own tests (``tests/games/test_exploits.py``)."""
+    kwargs.setdefault("process_reward", "verdict")
+    return _SokobanEnv(**kwargs)
 
 # Box at row 3 col 3, goal at row 4 col 4 (1-based). Shortest solution: 5 moves, and both
 # "down, right, up, right, down" and "right, down, left, down, right" are shortest.
@@ -657,6 +665,7 @@ def test_vpr_preset_is_the_papers_configuration():
     assert config == {
         "size": 6,
         "boxes": 1,
+        "process_reward": "verdict",
         "oracle": "shortest",
         "search_depth": 25,
         "optimal_reward": 2.0,
@@ -825,7 +834,7 @@ def test_score_actions_matches_step_and_leaves_state_alone():
 
 
 def test_oracle_agent_solves_200_seeded_levels():
-    env = gym.make("agentgym/Sokoban-v0")
+    env = gym.make("agentgym/Sokoban-v0", process_reward="verdict")
     for seed in range(200):
         env.reset(seed=seed)
         inner = env.unwrapped
@@ -1068,7 +1077,9 @@ def test_info_extras_hold_no_contract_keys():
     env = _env()
     _, info = env.reset(seed=0, options={"level": OPEN})
     extras = env._reset_info()
-    assert set(extras) == {"verdict", "optimal_moves_left", "boxes_on_goals", "oracle_degraded"}
+    assert set(extras) == {
+        "verdict", "optimal_moves_left", "boxes_on_goals", "oracle_degraded", "process_reward"
+    }
     assert info["steps_left"] == 15
     assert env.step("down")[4]["steps_left"] == 14
 

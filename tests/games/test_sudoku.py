@@ -438,7 +438,7 @@ def test_defaults_and_allowed_values_named():
 def test_config_names_every_episode_shaping_kwarg():
     env = SudokuEnv(size=4, blanks=6, oracle="naked", reward_other=0.25)
     assert env.config() == {
-        "size": 4, "blanks": 6, "oracle": "naked", "wrong_digit_ends": True,
+        "size": 4, "blanks": 6, "oracle": "naked", "wrong_digit_ends": True, "max_wrong": 3,
         "repeats_are_wrong": False, "reward_forced": 2.0, "reward_mrv": 1.0,
         "reward_other": 0.25, "reward_wrong": -1.0, "preset": None,
         "max_steps": 100, "invalid_penalty": -1.0, "max_invalid": 3,

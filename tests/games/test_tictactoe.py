@@ -14,7 +14,8 @@ import pytest
 import agentgym  # noqa: F401 - registers the ids
 from agentgym.core import TEXT_CHARSET
 from agentgym.environments.games.tictactoe import logic
-from agentgym.environments.games.tictactoe.env import PRESETS, TicTacToeEnv
+from agentgym.environments.games.tictactoe.env import PRESETS
+from agentgym.environments.games.tictactoe.env import TicTacToeEnv as _TicTacToeEnv
 from agentgym.environments.games.tictactoe.logic import (
     EMPTY,
     LINES,
@@ -38,6 +39,14 @@ from agentgym.environments.games.tictactoe.logic import (
 )
 
 B = board_from_string
+
+#: VPR's +1 / 0 verdicts, which most tests here check; the default (0 / -1) has its own tests.
+VERDICTS = {"optimal_reward": 1.0, "legal_reward": 0.0}
+
+
+def TicTacToeEnv(**kwargs) -> _TicTacToeEnv:
+    """The env with VPR's +1 / 0 verdicts unless a test sets its own."""
+    return _TicTacToeEnv(**{**VERDICTS, **kwargs})
 
 
 def cells(*names: str) -> list[int]:
@@ -308,7 +317,9 @@ def test_oracle_agent_never_loses_against_any_opponent_line(agent_first: bool, p
 
 @pytest.mark.parametrize("agent_first", [True, False])
 def test_oracle_agent_draws_against_optimal_opponent(agent_first: bool) -> None:
-    env = gym.make("agentgym/TicTacToe-v0", opponent="optimal", agent_first=agent_first)
+    env = gym.make(
+        "agentgym/TicTacToe-v0", opponent="optimal", agent_first=agent_first, **VERDICTS
+    )
     openings = set()
     for seed in range(25):
         _, info = env.reset(seed=seed)
@@ -810,7 +821,7 @@ def test_oracle_requires_reset() -> None:
         ({"invalid_penalty": 0.5}, "<= 0"),
         ({"optimal_reward": float("nan")}, "finite"),
         ({"legal_reward": "0"}, "finite number"),
-        ({"optimal_reward": 0.0}, "larger than legal_reward"),
+        ({"optimal_reward": -1.0}, "larger than legal_reward"),
         ({"preset": "paper"}, "preset must be None or one of"),
         ({"preset": "vpr", "optimal_reward": -0.5}, "must be larger than legal_reward"),
         ({"reward_mode": "sparse"}, "reward_mode"),
@@ -830,8 +841,8 @@ def test_default_kwargs() -> None:
     assert raw.config() == {
         "opponent": "random",
         "agent_first": True,
-        "optimal_reward": 1.0,
-        "legal_reward": 0.0,
+        "optimal_reward": 0.0,
+        "legal_reward": -1.0,
         "success_reward": 1.0,
         "preset": None,
         "max_steps": 9,

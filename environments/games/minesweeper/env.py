@@ -1,7 +1,13 @@
 """Minesweeper as a text env, scored by the exact mine posterior.
 
-The agent reveals or flags cells on a grid. Every action is scored in the state before it
-runs against P(mine) of each hidden cell, computed exactly (see
+The process reward has two schemes (``process_reward``). The default, ``"progress"``, pays
+the share of safe cells revealed (a flood of fifteen cells pays fifteen times one cell; a
+flag pays nothing by itself) minus a step cost, and settles an unsolved episode to 0
+(:mod:`agentgym.environments.games.shaping`): its sum pays only for clearing the board.
+What a reveal pays then depends on the hidden mines, so the oracle plays the posterior's
+safest reveal, not always the best-paid one (``hidden_information``, :meth:`safe_actions`).
+``"verdict"`` (``preset="vpr"``) is VPR's action-level score: every action is scored in the
+state before it runs against P(mine) of each hidden cell, computed exactly (see
 :func:`~agentgym.environments.games.minesweeper.solver.mine_posterior`); the constants are
 kwargs, with these defaults (which are VPR's):
 
@@ -49,7 +55,7 @@ only ever stand on real mines, so there is no "unflag" action.
 
 >>> import gymnasium as gym
 >>> import agentgym
->>> env = gym.make("agentgym/Minesweeper-v0")
+>>> env = gym.make("agentgym/Minesweeper-v0", process_reward="verdict")
 >>> obs, info = env.reset(seed=0)
 >>> obs, reward, terminated, truncated, info = env.step("<action>reveal 3 3</action>")
 >>> reward, info["valid_action"], info["oracle_degraded"]
@@ -69,6 +75,13 @@ from agentgym.core import Outcome, TextEnv, check_number, check_range
 from agentgym.grammar import Slot, read_numbers
 from agentgym.presets import apply_preset
 
+from ..shaping import (
+    DESCRIPTIONS,
+    PROGRESS_TOTAL,
+    check_process_reward,
+    progress_reward,
+    step_cost,
+)
 from .board import cell_bits, cells_of, flood_mask, neighbour_counts, place_mines
 from .posterior import Posterior
 from .solver import DEFAULT_POSTERIOR_BUDGET, PosteriorSolver
@@ -79,6 +92,7 @@ __all__ = ["PRESETS", "MinesweeperEnv"]
 #: defaults: 5x5, 5 mines, 25 turns, +2 / +1 / +1 / 0 / -1, invalid -2 and done).
 PRESETS: dict[str, dict[str, Any]] = {
     "vpr": {
+        "process_reward": "verdict",
         "rows": 5,
         "cols": 5,
         "mines": 5,
@@ -124,10 +138,13 @@ class MinesweeperEnv(TextEnv):
       allows 1; default 5);
     * ``posterior_budget``: work per frontier component before the oracle degrades to local
       deduction (1..10^9, default 200000);
+    * ``process_reward``: ``"progress"`` (default: the share of safe cells revealed, settled
+      so that only a win pays; see the module docstring) or ``"verdict"`` (VPR's per-action
+      scores below, for state-group training, not a return to maximise);
     * ``preset``: ``None`` or ``"vpr"`` (see :data:`PRESETS`). A kwarg left at its default
       takes the preset's value; one set to another value overrides it
       (:func:`agentgym.presets.apply_preset`);
-    * the process rewards ``safe_reveal_reward`` (2), ``guess_reward`` (1),
+    * the ``"verdict"`` process rewards ``safe_reveal_reward`` (2), ``guess_reward`` (1),
       ``other_reveal_reward`` (0), ``certain_flag_reward`` (1), ``uncertain_flag_reward``
       (-1), and the outcome ``win_reward`` (1), any finite numbers;
     * the contract kwargs: ``max_steps`` (1..100000, default ``2 * rows * cols``),
@@ -145,7 +162,7 @@ class MinesweeperEnv(TextEnv):
     cell before the action; ``None`` on reset, for invalid actions, and when
     ``score_process`` is False).
 
-    >>> env = MinesweeperEnv(rows=4, cols=4, mines=3)
+    >>> env = MinesweeperEnv(rows=4, cols=4, mines=3, process_reward="verdict")
     >>> obs, info = env.reset(seed=1)
     >>> env.oracle_actions()[:2]
     ['reveal 1 1', 'reveal 1 2']
@@ -155,6 +172,7 @@ class MinesweeperEnv(TextEnv):
 
     verifier_name: ClassVar[str] = "minesweeper-exact-posterior"
     verifier_version: ClassVar[str] = "2"
+    hidden_information: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -163,6 +181,7 @@ class MinesweeperEnv(TextEnv):
         mines: int = 5,
         *,
         posterior_budget: int = DEFAULT_POSTERIOR_BUDGET,
+        process_reward: str = "progress",
         preset: str | None = None,
         safe_reveal_reward: float = 2.0,
         certain_flag_reward: float = 1.0,
@@ -178,6 +197,7 @@ class MinesweeperEnv(TextEnv):
         max_invalid: int = 3,
     ) -> None:
         given = {
+            "process_reward": process_reward,
             "rows": rows,
             "cols": cols,
             "mines": mines,
@@ -211,6 +231,8 @@ class MinesweeperEnv(TextEnv):
         given["win_reward"] = win_reward
         for name in _REWARD_KWARGS:
             setattr(self, name, check_number(name, given[name]))
+        self.process_reward = check_process_reward(given["process_reward"])
+        self._cost = step_cost(PROGRESS_TOTAL, self.max_steps)
         self._n = n
         self._safe_total = n - self.mines
         self._slots = (
@@ -261,10 +283,16 @@ class MinesweeperEnv(TextEnv):
 
     # ------------------------------------------------------------------ oracle API
     def oracle_actions(self) -> list[str]:
-        """Every legal action with the top score, in :meth:`_legal_actions` order.
+        """The posterior's best legal actions, in :meth:`_legal_actions` order.
 
-        With the default constants: the certain-safe reveals (+2) when there are any;
-        otherwise the lowest-P reveals and the certain-mine flags (+1 each).
+        With ``process_reward="verdict"`` (and the default constants): the certain-safe
+        reveals (+2) when there are any; otherwise the lowest-P reveals and the certain-mine
+        flags (+1 each), i.e. every action with the top score. With ``"progress"``: the
+        certain-safe reveals when there are any, otherwise the lowest-P reveals (a flag only
+        costs a step there). The oracle reads only what the agent sees: what a reveal pays
+        under ``"progress"`` depends on the hidden board (the cells it opens, a mine), so
+        its move is the best one in expectation, not always the best-paid one
+        (``hidden_information``; see :meth:`safe_actions`).
         """
         self._require_started()
         if self.is_over:
@@ -272,6 +300,8 @@ class MinesweeperEnv(TextEnv):
         post = self.posterior()
         nums, den = post.numerators, post.denominator
         low = min(nums[i] for i in self._open_reveal)  # type: ignore[type-var]
+        if self.process_reward == "progress":
+            return [text for i, text in self._open_reveal.items() if nums[i] == low]
         scored = [
             (text, self.safe_reveal_reward if nums[i] == 0 else self._risky_reveal(nums[i], low))
             for i, text in self._open_reveal.items()
@@ -285,6 +315,24 @@ class MinesweeperEnv(TextEnv):
         best = {text for text, score in scored if score == top}
         return [text for text in self._legal_actions() or () if text in best]
 
+    def safe_actions(self) -> list[str]:
+        """The legal reveals that cannot hit a mine, by the posterior (P(mine) = 0), in
+        :meth:`_legal_actions` order: every reveal before the first, which is always safe.
+
+        The conformance suite checks a ``hidden_information`` env's oracle against these.
+
+        >>> env = MinesweeperEnv(rows=4, cols=4, mines=3)
+        >>> _ = env.reset(seed=1)
+        >>> _ = env.step("reveal 1 1")
+        >>> env.safe_actions(), env.oracle_actions()
+        (['reveal 1 3', 'reveal 2 4'], ['reveal 1 3', 'reveal 2 4'])
+        """
+        self._require_started()
+        if self.is_over:
+            return []
+        nums = self.posterior().numerators
+        return [text for i, text in self._open_reveal.items() if nums[i] == 0]
+
     def score_actions(self, actions: list[str]) -> list[float]:
         """Process reward each action would earn from the current state; the state is unchanged.
 
@@ -295,6 +343,8 @@ class MinesweeperEnv(TextEnv):
         ``benchmarks/test_bench_minesweeper.py``.)
         """
         self._require_started()
+        if self.process_reward == "progress":
+            return super().score_actions(actions)
         if self.is_over:
             return [0.0 for _ in actions]
         scores = []
@@ -319,6 +369,7 @@ class MinesweeperEnv(TextEnv):
             "cols": self.cols,
             "mines": self.mines,
             "posterior_budget": self.posterior_budget,
+            "process_reward": self.process_reward,
             "preset": self.preset,
         }
         config.update((name, getattr(self, name)) for name in _REWARD_KWARGS)
@@ -338,10 +389,11 @@ class MinesweeperEnv(TextEnv):
         self._flags = [False] * n
         self._status = _PLAYING
         self._last_cell = -1
+        self._paid = 0.0  # progress rewards paid so far (see ..shaping)
         self._rebuild_caches()
 
     def _reset_info(self) -> dict[str, Any]:
-        return self._extras(None, False)
+        return {**self._extras(None, False), "process_reward": DESCRIPTIONS[self.process_reward]}
 
     def _observe(self) -> str:
         dirty = self._dirty_rows
@@ -425,6 +477,7 @@ class MinesweeperEnv(TextEnv):
 
     def _apply(self, move: tuple[str, int]) -> Outcome:
         kind, cell = move
+        phi_before = self._potential()
         p_mine: float | None
         if self.score_process:
             process, p_mine, degraded = self._judge(kind, cell)
@@ -447,6 +500,11 @@ class MinesweeperEnv(TextEnv):
                 if self._revealed_count == self._safe_total:
                     self._end("won")
         won = self._status == "won"
+        if self.process_reward == "progress":
+            # Paid per safe cell revealed, however many actions that took; a flag is paid
+            # only through the win it helps to reach. An unsolved episode settles to 0.
+            ends = self._status != _PLAYING or not self.steps_left
+            process = self._pay(phi_before, won=won, ends=ends)
         return Outcome(
             process=process,
             outcome=self.win_reward if won else 0.0,
@@ -457,7 +515,27 @@ class MinesweeperEnv(TextEnv):
 
     def _reject(self, error: str) -> Outcome:
         # The board is unchanged; the base class adds invalid_penalty and counts it.
-        return Outcome(info=self._extras(None, False))
+        process = 0.0
+        if self.process_reward == "progress":
+            # Only invalid_penalty (added by the base), unless it ends the episode: then it
+            # settles what was paid, like any unsolved ending.
+            ends = self.invalid_actions + 1 >= self.max_invalid or not self.steps_left
+            process = -self._paid if ends else 0.0
+            self._paid += process
+        return Outcome(process=process, info=self._extras(None, False))
+
+    def _potential(self) -> float:
+        """The progress potential: ``PROGRESS_TOTAL`` times the share of safe cells revealed."""
+        return PROGRESS_TOTAL * self._revealed_count / self._safe_total
+
+    def _pay(self, phi_before: float, *, won: bool, ends: bool) -> float:
+        """Book and return the progress reward of the step just applied (``..shaping``)."""
+        pay = progress_reward(
+            self._paid, phi_before, self._potential(),
+            total=PROGRESS_TOTAL, cost=self._cost, solved=won, ends=ends,
+        )  # fmt: skip
+        self._paid += pay
+        return pay
 
     def _on_end(self, out: Outcome) -> None:
         if out.truncated:
@@ -465,6 +543,9 @@ class MinesweeperEnv(TextEnv):
             self._end("out_of_steps" if ran_out else "invalid")
 
     def _score(self, move: tuple[str, int], snapshot: bytes) -> float:
+        if self.process_reward == "progress":
+            # What a reveal pays depends on the cells it opens: apply it and restore.
+            return TextEnv._score(self, move, snapshot)
         return self._judge(*move)[0]
 
     def _state_dict(self) -> dict[str, Any]:
@@ -475,6 +556,7 @@ class MinesweeperEnv(TextEnv):
             "flags": [i for i in range(self._n) if self._flags[i]],
             "status": self._status,
             "last_cell": self._last_cell,
+            "paid": self._paid,
         }
 
     def _load_state_dict(self, state: dict[str, Any]) -> None:
@@ -493,6 +575,7 @@ class MinesweeperEnv(TextEnv):
             self._flags[int(i)] = True
         self._status = str(state["status"])
         self._last_cell = int(state["last_cell"])
+        self._paid = float(state.get("paid", 0.0))
         self._rebuild_caches()
 
     # ------------------------------------------------------------------ oracle

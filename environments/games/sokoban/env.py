@@ -1,7 +1,13 @@
 """Sokoban as a text env with a shortest-path process oracle (the VPR "search" game).
 
-Rewards (the oracle scores each action in the state *before* it runs; the constants are
-kwargs, shown with their defaults, which are VPR's):
+The process reward has two schemes (``process_reward``). The default, ``"progress"``, pays
+the change in the shortest solution's length over the start's, minus a step cost, and
+settles an unsolved episode to 0 (:mod:`agentgym.environments.games.shaping`): its sum pays
+only for solving, most for solving soonest, and a detour off a shortest path and back costs.
+The episode's dynamics, the invalid-action policy and the endings below are the same in both
+schemes. ``"verdict"`` (``preset="vpr"``) is VPR's action-level score, for state-group
+training, not a return to maximise (the oracle scores each action in the state *before* it
+runs; the constants are kwargs, shown with their defaults, which are VPR's):
 
 ==============================================  ==================  ============  ==========
 action                                          ``shortest``        ``solvable``  episode
@@ -49,7 +55,7 @@ The outcome reward is ``success_reward`` (1.0) on success and 0.0 otherwise. Wit
 
 >>> import gymnasium as gym
 >>> import agentgym
->>> env = gym.make("agentgym/Sokoban-v0")
+>>> env = gym.make("agentgym/Sokoban-v0", process_reward="verdict")
 >>> obs, info = env.reset(seed=0)
 >>> best = env.unwrapped.oracle_actions()[0]
 >>> obs, reward, terminated, truncated, info = env.step(f"<action>{best}</action>")
@@ -68,6 +74,13 @@ import numpy as np
 from agentgym.core import Outcome, TextEnv, check_number, check_penalty, check_range
 from agentgym.presets import apply_preset
 
+from ..shaping import (
+    DESCRIPTIONS,
+    PROGRESS_TOTAL,
+    check_process_reward,
+    progress_reward,
+    step_cost,
+)
 from .generator import generate_level
 from .logic import (
     DIRECTIONS,
@@ -96,6 +109,7 @@ ORACLE_MODES: tuple[str, ...] = MODES
 #: alone: add ``reward_mode="process"``.)
 PRESETS: dict[str, dict[str, Any]] = {
     "vpr": {
+        "process_reward": "verdict",
         "oracle": "shortest",
         "search_depth": 25,
         "optimal_reward": 2.0,
@@ -175,9 +189,13 @@ class SokobanEnv(TextEnv):
     * ``size`` (grid side including the outer walls, 5..10 [6]), ``boxes`` (1..3 [1]; at most
       2 on a 5x5 grid), ``max_steps`` (step budget, 1..100 [15]);
     * ``oracle``: ``"shortest"`` or ``"solvable"`` (see :data:`ORACLE_MODES`) [shortest];
+      with ``process_reward="progress"`` the oracle plays shortest moves either way;
+    * ``process_reward``: ``"progress"`` [progress] (progress towards a solution, settled
+      so that only solving pays; see the module docstring) or ``"verdict"`` (VPR's scores,
+      the constants below);
     * ``search_depth``: None [None] (a solution must fit the steps left) or 1..100, the fixed
       horizon of VPR's search;
-    * the reward constants ``optimal_reward`` [2.0], ``legal_reward`` [0.0],
+    * the ``"verdict"`` reward constants ``optimal_reward`` [2.0], ``legal_reward`` [0.0],
       ``deadlock_penalty`` [-2.0] (no solution in reach after the move) and
       ``success_reward`` [1.0] (the outcome), with
       ``deadlock_penalty <= legal_reward <= optimal_reward``;
@@ -207,7 +225,7 @@ class SokobanEnv(TextEnv):
     process reward of 0 but saves next to nothing: whether a move left a solution in reach
     decides whether the episode ends, so the oracle is asked either way.
 
-    >>> env = SokobanEnv(size=6, boxes=1)
+    >>> env = SokobanEnv(size=6, boxes=1, process_reward="verdict")
     >>> _ = env.reset(seed=1)
     >>> best = env.oracle_actions()
     >>> env.score_actions(best) == [2.0] * len(best), env.steps
@@ -224,6 +242,7 @@ class SokobanEnv(TextEnv):
         max_steps: int = 15,
         oracle: str = "shortest",
         *,
+        process_reward: str = "progress",
         search_depth: int | None = None,
         optimal_reward: float = 2.0,
         legal_reward: float = 0.0,
@@ -241,6 +260,7 @@ class SokobanEnv(TextEnv):
             preset,
             PRESETS,
             {
+                "process_reward": process_reward,
                 "oracle": oracle,
                 "search_depth": search_depth,
                 "optimal_reward": optimal_reward,
@@ -281,6 +301,10 @@ class SokobanEnv(TextEnv):
                 f"got {self.rewards.unsolvable}, {self.rewards.legal}, {self.rewards.optimal}"
             )
         self.success_reward = check_number("success_reward", success_reward)
+        self.process_reward = check_process_reward(kw["process_reward"])
+        self._cost = step_cost(PROGRESS_TOTAL, self.max_steps)
+        self._phi = 0.0  # the progress potential now (see ..shaping)
+        self._paid = 0.0  # progress rewards paid so far this episode
         self._oracle: Oracle | None = None
         self.level: Level | None = None
         self.player = 0
@@ -298,6 +322,7 @@ class SokobanEnv(TextEnv):
         return {
             "size": self.size,
             "boxes": self.num_boxes,
+            "process_reward": self.process_reward,
             "oracle": self.oracle_mode,
             "search_depth": self.search_depth,
             "optimal_reward": self.rewards.optimal,
@@ -349,6 +374,7 @@ class SokobanEnv(TextEnv):
         self.player, self.boxes = player, boxes
         self.status = "playing"
         self._invalid_kind = ""
+        self._phi = self._paid = 0.0
 
     def _set_level(self, level: Level) -> None:
         # The oracle's memo is only valid for one level; keep it when a snapshot of the same
@@ -480,8 +506,13 @@ class SokobanEnv(TextEnv):
             verdict = "unknown"
         else:
             verdict = "optimal" if judged.optimal else "suboptimal"
+        if self.process_reward == "progress":
+            ends = solved or terminated or truncated or steps_after == 0
+            process = self._pay(self._potential(left), solved=solved, ends=ends)
+        else:
+            process = self.rewards.score(judged, self.oracle_mode)
         return Outcome(
-            process=self.rewards.score(judged, self.oracle_mode) if self.score_process else 0.0,
+            process=process if self.score_process else 0.0,
             outcome=self.success_reward if solved else 0.0,
             terminated=terminated,
             truncated=truncated,
@@ -511,7 +542,15 @@ class SokobanEnv(TextEnv):
                 self.status = self._out_of_reach()
                 truncated = True
         info.update(self._extra_info("blocked" if blocked else "invalid", left, left is UNKNOWN))
+        process = 0.0
+        if self.process_reward == "progress":
+            # An invalid action pays only invalid_penalty (added by the base), unless it ends
+            # the episode: then it settles what was paid, like any unsolved ending.
+            ends = truncated or self.invalid_actions + 1 >= self.max_invalid or not self.steps_left
+            process = -self._paid if ends else 0.0
+            self._paid += process
         return Outcome(
+            process=process,
             truncated=truncated,
             truncated_by="no_solution_in_reach" if truncated else "",
             info=info,
@@ -534,22 +573,57 @@ class SokobanEnv(TextEnv):
     def _reset_info(self) -> dict[str, Any]:
         before, _ = move_limits(self.steps_left, self.search_depth)
         left = self._require_oracle().distance(self.player, self.boxes, before)
-        return self._extra_info("start", left, left is UNKNOWN)
+        info = self._extra_info("start", left, left is UNKNOWN)
+        info["process_reward"] = DESCRIPTIONS[self.process_reward]
+        return info
 
     def _score(self, move: Any, snapshot: bytes) -> float:
-        # The same verdict as _apply, read without applying the move (nothing to restore).
-        return self.rewards.score(self._judge(int(move), self.steps_left), self.oracle_mode)
+        # The same reward as _apply, read without applying the move (nothing to restore).
+        judged = self._judge(int(move), self.steps_left)
+        if self.process_reward == "verdict":
+            return self.rewards.score(judged, self.oracle_mode)
+        assert judged.next_state is not None and self.level is not None
+        solved = is_solved(self.level, judged.next_state[1])
+        _, after = move_limits(self.steps_left, self.search_depth)
+        left = 0 if solved else self._require_oracle().distance(*judged.next_state, after)
+        # A move after which no solution is in reach ends the episode (dead or truncated).
+        ends = solved or judged.solvable is False or self.steps_left <= 1
+        return self._pay(self._potential(left), solved=solved, ends=ends, commit=False)
+
+    # ------------------------------------------------------------------ progress rewards
+    def _potential(self, left: Distance) -> float:
+        """The progress potential of a state ``left`` moves from solved (see ``..shaping``):
+        ``PROGRESS_TOTAL * (d0 - left) / d0`` with ``d0`` the start's distance. A state the
+        oracle could not measure (or a level with no solution in reach at the start) keeps
+        the potential where it was, so the rewards still telescope."""
+        d0 = self.start_optimal
+        if d0 <= 0 or not isinstance(left, int):
+            return self._phi
+        return PROGRESS_TOTAL * (d0 - left) / d0
+
+    def _pay(self, phi_after: float, *, solved: bool, ends: bool, commit: bool = True) -> float:
+        """The progress reward of a step to potential ``phi_after``; ``commit`` books it."""
+        pay = progress_reward(
+            self._paid, self._phi, phi_after,
+            total=PROGRESS_TOTAL, cost=self._cost, solved=solved, ends=ends,
+        )  # fmt: skip
+        if commit:
+            self._paid += pay
+            self._phi = PROGRESS_TOTAL if solved else phi_after
+        return pay
 
     def oracle_actions(self) -> list[str]:
         """Moves with the highest oracle score now, in ``up, down, left, right`` order."""
         self._require_started()
         if self.is_over:
             return []
+        # The progress reward is highest on a shortest solution, whatever the oracle mode.
+        mode = self.oracle_mode if self.process_reward == "verdict" else "shortest"
         best = self._require_oracle().best_moves(
             self.player,
             self.boxes,
             self.steps_left,
-            self.oracle_mode,
+            mode,
             self.search_depth,
             self.rewards,
         )
@@ -571,6 +645,8 @@ class SokobanEnv(TextEnv):
             "status": self.status,
             "start_optimal": self.start_optimal,
             "invalid_kind": self._invalid_kind,
+            "phi": self._phi,
+            "paid": self._paid,
         }
 
     def _load_state_dict(self, state: dict[str, Any]) -> None:
@@ -580,3 +656,5 @@ class SokobanEnv(TextEnv):
         self.status = str(state["status"])
         self.start_optimal = int(state["start_optimal"])
         self._invalid_kind = str(state["invalid_kind"])
+        self._phi = float(state.get("phi", 0.0))
+        self._paid = float(state.get("paid", 0.0))

@@ -11,7 +11,9 @@ step as ``"row column digit"`` (1-based). Every placement is scored in the state
 * ``reward_wrong`` (-1.0): a digit that differs from the unique solution. It is a legal move
   (the board cannot show it is wrong), not an invalid action. With ``wrong_digit_ends=True``
   (default) it ends the episode, terminated and lost; with False the digit is not written
-  and play goes on, so the board always agrees with the solution.
+  and play goes on, so the board always agrees with the solution, until the ``max_wrong``-th
+  (default 3) wrong digit, which loses the game: without a bound, trying each candidate
+  digit in turn until the env accepts one would solve every grid.
 
 ``oracle`` says which cells are forced: ``"singles"`` (default) counts naked singles (one
 candidate) and hidden singles (a digit with one possible cell in a row, column or box);
@@ -30,8 +32,10 @@ singles only, +2 / +1 / +0.5, a wrong digit -1 and play goes on (not written, as
 game never writes a digit that differs from the solution), a digit its row, column or box
 already holds is a wrong digit too (VPR compares digits with the solution only), an invalid
 action -2 and the end (``invalid_penalty=-2.0, max_invalid=1``), 100 steps, 9x9 with 40
-blanks. Two differences remain: VPR reads only the strict ``"r c d"`` form, and it scores the
-step that spends the budget -2 whatever that step was; here that step keeps its own score.
+blanks. Three differences remain: VPR reads only the strict ``"r c d"`` form; it scores the
+step that spends the budget -2 whatever that step was, where here that step keeps its own
+score; and here the 3rd wrong digit (``max_wrong``) loses the game, so that success means
+skill (VPR plays on, and trying digits until one is accepted solves every grid).
 
 A step touches only the placed cell and its peers: candidate masks, per-digit candidate
 bitboards, the sorted legal-action list and (when scoring) a histogram of candidate counts are
@@ -112,8 +116,8 @@ VPR_PRESET: dict[str, Any] = {
     "repeats_are_wrong": True,
 }
 
-_PLAYING, _SOLVED, _WRONG, _OUT_OF_STEPS, _TOO_MANY_INVALID = (
-    "playing", "solved", "wrong", "out_of_steps", "too_many_invalid"
+_PLAYING, _SOLVED, _WRONG, _OUT_OF_STEPS, _TOO_MANY_INVALID, _TOO_MANY_WRONG = (
+    "playing", "solved", "wrong", "out_of_steps", "too_many_invalid", "too_many_wrong"
 )  # fmt: skip
 _END_LINES: dict[str, str] = {
     _PLAYING: "",
@@ -121,9 +125,20 @@ _END_LINES: dict[str, str] = {
     _WRONG: "\nGame over: a wrong digit.",
     _OUT_OF_STEPS: "\nGame over: out of steps.",
     _TOO_MANY_INVALID: "\nGame over: too many invalid actions.",
+    _TOO_MANY_WRONG: "\nGame over: too many wrong digits.",
 }
 
 
+
+
+def _ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ... ``11th``, ``21st``.
+
+    >>> [_ordinal(k) for k in (1, 2, 3, 4, 11, 12, 21)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '21st']
+    """
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _check_bool(name: str, value: Any) -> bool:
@@ -199,7 +214,8 @@ class SudokuEnv(TextEnv):
     * ``invalid_penalty`` (default -1.0) and ``max_invalid`` (default 3): the invalid-action
       policy of :class:`~agentgym.core.TextEnv`.
     * ``wrong_digit_ends`` (default True): a wrong digit ends the episode (terminated, lost);
-      False leaves the cell empty and play goes on.
+      False leaves the cell empty and play goes on, until the ``max_wrong``-th (1..1000,
+      default 3) wrong digit of the episode, which ends it (terminated, lost).
     * ``repeats_are_wrong`` (default False): a digit that its row, column or box already holds
       is an invalid action; True scores it as a wrong digit instead, as VPR does.
     * ``reward_forced``, ``reward_mrv``, ``reward_other``, ``reward_wrong`` (2.0, 1.0, 0.5,
@@ -241,6 +257,7 @@ class SudokuEnv(TextEnv):
         invalid_penalty: float = -1.0,
         max_invalid: int = 3,
         wrong_digit_ends: bool = True,
+        max_wrong: int = 3,
         repeats_are_wrong: bool = False,
         reward_forced: float = 2.0,
         reward_mrv: float = 1.0,
@@ -286,6 +303,10 @@ class SudokuEnv(TextEnv):
         self.oracle = str(kw["oracle"])
         self.wrong_digit_ends = _check_bool("wrong_digit_ends", kw["wrong_digit_ends"])
         self.repeats_are_wrong = _check_bool("repeats_are_wrong", kw["repeats_are_wrong"])
+        #: With ``wrong_digit_ends=False``, the wrong digit that reaches this count loses the
+        #: game: without a bound, trying each listed digit in turn solves every grid.
+        self.max_wrong = check_range("max_wrong", max_wrong, 1, 1000)
+        self._wrong = 0
         self.rewards = Rewards(
             forced=check_number("reward_forced", kw["reward_forced"]),
             mrv=check_number("reward_mrv", kw["reward_mrv"]),
@@ -338,7 +359,8 @@ class SudokuEnv(TextEnv):
         else:
             wrong = (
                 "A digit that differs from the solution is not written and costs reward; "
-                "play goes on."
+                f"play goes on, but the {_ordinal(self.max_wrong)} such digit ends the game, "
+                "lost."
             )
         if self.repeats_are_wrong:
             invalid = (
@@ -380,6 +402,7 @@ class SudokuEnv(TextEnv):
             "blanks": self.blanks,
             "oracle": self.oracle,
             "wrong_digit_ends": self.wrong_digit_ends,
+            "max_wrong": self.max_wrong,
             "repeats_are_wrong": self.repeats_are_wrong,
             "reward_forced": r.forced,
             "reward_mrv": r.mrv,
@@ -400,6 +423,7 @@ class SudokuEnv(TextEnv):
         self._solution = solution
         self._status = _PLAYING
         self._message = ""
+        self._wrong = 0
         self._rebuild()
 
     def _reset_info(self) -> dict[str, Any]:
@@ -594,12 +618,14 @@ class SudokuEnv(TextEnv):
     def _apply(self, move: tuple[int, int]) -> Outcome:
         cell, digit = move
         if digit != self._solution[cell]:
-            ends = self.wrong_digit_ends
+            self._wrong += 1
+            too_many = not self.wrong_digit_ends and self._wrong >= self.max_wrong
+            ends = self.wrong_digit_ends or too_many
             self._message = f"{digit} at {self._t.where[cell]} is not the solution's digit" + (
                 "." if ends else "; it was not written."
             )
             if ends:
-                self._status = _WRONG
+                self._status = _TOO_MANY_WRONG if too_many else _WRONG
             return Outcome(
                 process=self.rewards.wrong,
                 terminated=ends,
@@ -645,6 +671,7 @@ class SudokuEnv(TextEnv):
             "solution": list(self._solution),
             "status": self._status,
             "message": self._message,
+            "wrong": self._wrong,
         }
 
     def _load_state_dict(self, d: dict[str, Any]) -> None:
@@ -659,4 +686,5 @@ class SudokuEnv(TextEnv):
         self._grid, self._solution, self._given = grid, solution, given
         self._status = str(d["status"])
         self._message = str(d["message"])
+        self._wrong = int(d.get("wrong", 0))
         self._rebuild()

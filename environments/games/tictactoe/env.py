@@ -97,9 +97,12 @@ class TicTacToeEnv(TextEnv):
       the whole state).
     * ``agent_first`` (default ``True``): ``True`` = the agent is X and moves first,
       ``False`` = the opponent is X and opens, ``"random"`` = chosen per episode by the seed.
-    * ``optimal_reward`` (default 1.0) and ``legal_reward`` (default 0.0): the process reward
+    * ``optimal_reward`` (default 0.0) and ``legal_reward`` (default -1.0): the process reward
       of a move in the oracle set and of any other legal move (``optimal_reward`` must be the
-      larger). ``success_reward`` (default 1.0): the outcome reward of a successful episode.
+      larger). The defaults charge each move that gives up minimax value and pay nothing for
+      keeping it, so a longer game never earns more process reward than a short one (with
+      VPR's +1 / 0 a policy that draws games out earns +1 per extra move).
+      ``success_reward`` (default 1.0): the outcome reward of a successful episode.
     * ``preset`` (default ``None``): ``"vpr"`` sets the VPR paper's search example,
       :data:`PRESETS` ``["vpr"]``: the optimal opponent, the agent's side drawn per episode,
       rewards 1 / 0 / 1. A kwarg left at its default takes the preset's value; one set to
@@ -152,10 +155,10 @@ class TicTacToeEnv(TextEnv):
     >>> env.oracle_actions()[:3]
     ['1 1', '1 2', '1 3']
     >>> env.score_actions(["2 2", "1 1", "9 9"])
-    [1.0, 1.0, -1.0]
+    [0.0, 0.0, -1.0]
     >>> obs, reward, terminated, truncated, info = env.step("<action>2 2</action>")
     >>> reward, terminated, info["valid_action"]
-    (1.0, False, True)
+    (0.0, False, True)
     """
 
     verifier_name: ClassVar[str] = "tictactoe-minimax"
@@ -169,8 +172,8 @@ class TicTacToeEnv(TextEnv):
         opponent: str = "random",
         agent_first: bool | str = True,
         *,
-        optimal_reward: float = 1.0,
-        legal_reward: float = 0.0,
+        optimal_reward: float = 0.0,
+        legal_reward: float = -1.0,
         success_reward: float = 1.0,
         preset: str | None = None,
         max_steps: int = 9,
@@ -342,6 +345,17 @@ class TicTacToeEnv(TextEnv):
             success=success,
             info=info,
         )
+
+    def _reset_info(self) -> dict[str, Any]:
+        if self.optimal_reward > 0:
+            what = (
+                "verdict: action-level scores for state-group training (each move against its "
+                "siblings); their episode sum grows with the game's length and is not a "
+                "return to maximise"
+            )
+        else:
+            what = "penalty: each move that gives up minimax value costs; keeping it pays 0"
+        return {"process_reward": what}
 
     def _reject(self, error: str) -> Outcome:
         info = {
