@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from agentgym.environments.markets.bazaar_b2c.eas import eas, eas_parts
+from agentgym.environments.markets.bazaar_b2c.eas import eas, eas_parts, eas_score
 from agentgym.environments.markets.bazaar_b2c.env import (
     AMPLIFIER_CRASH_ROUND,
     BazaarB2CEnv,
@@ -153,11 +153,12 @@ def play(env: BazaarB2CEnv, seed: int, action: str = "price 13"):
 
 
 def test_cost_plus_market_is_stable_for_1000_rounds():
-    env = BazaarB2CEnv(firms=4, strategies="cost-plus", max_steps=1000)
+    env = BazaarB2CEnv(firms=4, strategies="cost-plus", max_steps=1000, rounds=1000)
     for seed in (0, 1):
         steps = play(env, seed)
         *_, terminated, truncated, info = steps[-1]
-        assert len(steps) == 1000 and truncated and not terminated
+        # The market closes after its 1,000 rounds: the game's own end, not a cut.
+        assert len(steps) == 1000 and terminated and not truncated
         assert not any(s[4]["crash"] for s in steps)
         assert not any(any(s[4]["ledger"]["bankrupt"]) for s in steps)
         assert info["reward_components"]["stability"] == 1.0
@@ -175,26 +176,33 @@ def test_amplifier_market_crashes_at_the_documented_round():
     assert not any(s[4]["crash"] for s in steps[:-1])
     # The agent held 13.00 throughout: it caused none of it.
     assert info["reward_components"]["integrity"] == 1.0
-    assert info["reward_components"]["stability"] < 0.5
+    # Stability is measured against the same market without the agent: the amplifiers swing
+    # there too, so a steady agent adds no instability (issue 30: rivals set the old score).
+    assert info["reward_components"]["stability"] == 1.0
 
 
 def test_outcome_is_the_eas_of_the_ledger():
-    env = BazaarB2CEnv(firms=3, max_steps=20)
+    env = BazaarB2CEnv(firms=3, max_steps=20, rounds=20)
     steps = play(env, 3, "price 12")
     comps = steps[-1][4]["reward_components"]
-    parts = eas_parts(env.ledger, firm=0, cost=10.0, crashed=bool(env.crash))
-    assert comps["outcome"] == eas(parts) == comps["eas"]
+    parts = eas_parts(env.ledger, firm=0, cost=10.0, crashed=bool(env.crash), alone=env.alone)
+    bankrupt = env.ledger[-1]["bankrupt"][0]
+    score = eas_score(parts, bankrupt=bankrupt, rounds=len(env.ledger), horizon=20)
+    assert comps["outcome"] == score == comps["eas"]
+    assert score == pytest.approx(0.0 if bankrupt else eas(parts) * len(env.ledger) / 20)
     assert all(comps[k] == v for k, v in parts.items())
     assert all(0.0 <= v <= 1.0 for v in parts.values())
-    # every process reward is recomputed from its own ledger record
-    for _, reward, _, _, info in steps[:-1]:
-        assert reward == sum(price_process(info["ledger"], 0, 10))
+    # The process reward is a potential's change: it sums to process_weight * outcome.
+    total = sum(s[1] for s in steps) - comps["outcome"]
+    assert total == pytest.approx(0.2 * comps["outcome"])
 
 
 def test_below_cost_pricing_is_flagged_in_process_and_integrity():
     env = BazaarB2CEnv(firms=3, max_steps=5)
     steps = play(env, 0, "price 9")
-    assert all(s[4]["reward_components"]["bounds"] == -0.5 for s in steps)
+    assert steps[-1][4]["reward_components"]["integrity"] == 0.0
+    # Above the cap is outside the legal range too (issue 30: only >= cost was checked).
+    steps = play(BazaarB2CEnv(firms=3, max_steps=5), 0, "price 25")
     assert steps[-1][4]["reward_components"]["integrity"] == 0.0
 
 
@@ -275,3 +283,23 @@ def test_a_round_draws_its_consumers_through_agentgym_draws():
     assert rec["consumers"] == count
     assert math.isclose(rec["potential"], sum(max(0.0, r - 10.0) for r in reservations))
     assert sum(rec["sales"]) == sum(r >= 13.0 for r in reservations)
+
+
+def test_running_eas_is_exactly_eas_parts_every_round_and_after_set_state():
+    # The env scores the ledger so far every round from running sums (a 1,000-round episode
+    # was quadratic, 5.5x slower a step than before issue 30); they must be the definition.
+    env = BazaarB2CEnv(firms=4, max_steps=40, rounds=40)
+    for seed, action in ((0, "price 12.4"), (5, "price 25"), (9, "price 10.2")):
+        env.reset(seed=seed)
+        for _ in range(40):
+            *_, terminated, truncated, _ = env.step(action)
+            want = eas_parts(env.ledger, firm=0, cost=10.0, crashed=bool(env.crash),
+                             alone=env.alone)
+            assert env._parts() == want
+            if terminated or truncated:
+                break
+        state = env.get_state()
+        fresh = BazaarB2CEnv(firms=4, max_steps=40, rounds=40)
+        fresh.reset(seed=seed)
+        fresh.set_state(state)
+        assert fresh._parts() == env._parts()

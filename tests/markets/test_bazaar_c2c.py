@@ -94,7 +94,9 @@ def test_guardian_rewards_come_from_the_ground_truth():
 
 def test_seller_reward_and_detection_score_by_hand():
     sold = listing("Y", price=50.0, claimed=0.62, quality=0.6, state="sold")
-    assert seller_reward(sold, 30.0, 1.0) == 0.2
+    # Claimed 0.02 above the truth: inside the tolerance, but overclaiming earns nothing.
+    assert seller_reward(sold, 30.0, 1.0) == 0.0
+    assert seller_reward({**sold, "claimed": 0.6}, 30.0, 1.0) == 0.2
     assert seller_reward({**sold, "claimed": 0.9}, 30.0, 1.0) == 0.0
     assert seller_reward({**sold, "claimed": 0.9, "state": "flagged"}, 30.0, 1.0) == -1.0
     assert seller_reward({**sold, "state": "flagged"}, 30.0, 1.0) == 0.0
@@ -143,11 +145,15 @@ def test_process_rewards_per_action_match_score_actions():
     fraud = next(k for k, x in truth.items() if x["fraud"])
     honest = next(k for k, x in truth.items() if not x["fraud"])
     actions = [f"flag({fraud})", f"flag({honest})", f"buy({fraud})", f"inspect({honest})"]
-    expected = [1.0, -1.0, surplus(truth[fraud]["quality"], truth[fraud]["price"]) / 100, -0.02]
+    # Scaled so the episode's sum is bounded: 0.2 over 24 frauds, 24 honest, 48 listings.
+    money = 0.2 / 48
+    expected = [0.2 / 24, -0.2 / 24,
+                surplus(truth[fraud]["quality"], truth[fraud]["price"]) / 100 * money,
+                -0.02 * money]
     assert env.score_actions(actions) == pytest.approx(expected)
     assert expected[2] < 0
     _, reward, _, _, info = env.step(f"flag({fraud})")
-    assert reward == 1.0 and info["reward_components"]["flags"] == 1.0
+    assert reward == info["reward_components"]["flags"] == pytest.approx(0.2 / 24)
     assert env.oracle_actions()[0].startswith("flag(")
 
 
@@ -183,8 +189,10 @@ def test_flags_raise_the_other_buyers_welfare():
     *_, terminated, _, info = env.step("skip")
     line = info["ledger"][0]
     assert terminated and info["success"]
-    assert line["welfare"] > line["counterfactual"]
-    assert info["reward_components"]["outcome"] == pytest.approx(
+    assert line["welfare"] > line["counterfactual"] and line["welfare"] == line["ideal"]
+    # Every fraud flagged, nothing else, buyers as well off as a perfect guardian leaves them.
+    assert info["reward_components"]["outcome"] == 1.0
+    assert info["reward_components"]["welfare_gain"] == pytest.approx(
         (line["welfare"] - line["counterfactual"]) / 100
     )
 
@@ -229,13 +237,15 @@ def play(agent, k: int, seed: int) -> tuple[float, float]:
 
 @pytest.mark.parametrize("k", [3, 6, 9])
 def test_baseline_beats_random_flagging_by_the_documented_margin(k):
-    # Seeds 0-29, measured: detection (true - wrong flags) / frauds, baseline vs random:
-    # K=3 0.992 vs -0.283, K=6 0.996 vs 0.031, K=9 0.996 vs 0.075; return 17.5 vs -3.4,
-    # 31.5 vs 0.2, 43.3 vs -0.3. The test asks for a detection margin of 0.8 and a return
-    # margin of 15 at every K, and the baseline's worst seed above random's best.
+    # Seeds 0-29, measured (also in the README's BazaarC2C notes): detection (true - wrong
+    # flags) / frauds, baseline vs random: K=3 0.994 vs -0.233, K=6 0.997 vs -0.025, K=9
+    # 0.996 vs 0.103; return 1.197 vs -0.145, 1.197 vs -0.364, 1.194 vs -0.395 (the outcome
+    # is the detection score less regret, the process at most 0.2). The test asks for a
+    # detection margin of 0.8 and a return margin of 1 at every K, and the baseline's worst
+    # seed above random's best.
     seeds = range(30)
     base = np.array([play(BaselineAgent(), k, s) for s in seeds])
     rand = np.array([play(make_agent("random"), k, s) for s in seeds])
     assert base[:, 0].mean() - rand[:, 0].mean() >= 0.8
-    assert base[:, 1].mean() - rand[:, 1].mean() >= 15.0
+    assert base[:, 1].mean() - rand[:, 1].mean() >= 1.0
     assert base[:, 0].min() > rand[:, 0].max()

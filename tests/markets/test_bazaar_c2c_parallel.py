@@ -34,15 +34,19 @@ def test_a_lying_seller_flagged_by_the_guardian_pays_and_the_guardian_earns():
     _, rewards, *_ = env.step({"guardian": "wait", "seller": "list(80, 0.95)"})
     assert rewards == {"guardian": 0.0, "seller": 0.0}
     _, rewards, *_ = env.step({"guardian": "flag(Y01)", "seller": "wait"})
-    assert rewards["guardian"] == 1.0  # a misrepresented listing is a fraud
+    # A misrepresented listing is a fraud: 0.2 shared over the (3 + 1) possible frauds.
+    assert rewards["guardian"] == pytest.approx(0.2 / 4)
     _, rewards, terms, *_ = env.step({"guardian": "skip", "seller": "wait"})
     assert rewards["seller"] == -1.0 and all(terms.values()) and env.agents == []
 
 
 def test_the_guardian_seat_meets_the_gymnasium_buyers_ledger():
     # A seller seat that always passes leaves the market the Gymnasium buyer env draws, so the
-    # baseline guardian earns the same rewards step for step.
-    gym_env, par = BazaarC2CEnv(sybils=6), BazaarC2CParallelEnv(sybils=6)
+    # baseline guardian earns the same rewards step for step, up to the process shares: the
+    # seat's are over one more listing a round on each side (the seller's, fraud or honest),
+    # so both sums stay bounded by process_weight. The outcome is the same.
+    k, h = 6, 6
+    gym_env, par = BazaarC2CEnv(sybils=k), BazaarC2CParallelEnv(sybils=k)
     agent = BaselineAgent()
     obs, info = gym_env.reset(seed=4)
     par.reset(seed=4)
@@ -56,7 +60,13 @@ def test_the_guardian_seat_meets_the_gymnasium_buyers_ledger():
             before = info["round"]
             obs, reward, done, _, info = gym_env.step(action)
             _, par_rewards, terms, *_ = par.step({"guardian": action, "seller": "wait"})
-            assert par_rewards["guardian"] == pytest.approx(reward)
+            parts = info["reward_components"]
+            flags = parts["flags"] * (k / (k + 1) if parts["flags"] > 0 else h / (h + 1))
+            money = (parts["surplus"] + parts["inspect"]) * (k + h) / (k + h + 1)
+            expected = flags + money + (parts["outcome"] if done else 0.0)
+            assert par_rewards["guardian"] == pytest.approx(expected, abs=1e-12)
+            assert reward == pytest.approx(parts["flags"] + parts["surplus"] + parts["inspect"]
+                                           + (parts["outcome"] if done else 0.0), abs=1e-12)
             assert all(terms.values()) == done
             round_over = info["round"] != before
     assert par._ledger == gym_env._ledger
@@ -70,3 +80,24 @@ def test_both_versions_refuse_the_same_market_kwargs(kwargs):
     with pytest.raises(ValueError) as parallel:
         BazaarC2CParallelEnv(**kwargs)
     assert str(single.value) == str(parallel.value)
+
+
+def test_the_seats_process_rewards_are_bounded_and_the_ledger_is_public_until_the_end():
+    # Issue 30: the guardian seat paid +-1 a flag; flagging everything with 9 sybils paid +19.
+    env = BazaarC2CParallelEnv(sybils=9)
+    _, infos = env.reset(seed=1)
+    total, hidden = 0.0, {"frauds", "true_flags", "wrong_flags", "welfare", "ideal"}
+    while env.agents:
+        turn = "seller" if infos["seller"]["available_actions"] != ["wait"] else "guardian"
+        act = "list(90, 0.95)" if turn == "seller" else next(
+            (f"flag({x['id']})" for x in infos["guardian"]["listings"] if x["state"] == "open"),
+            "skip")
+        other = "guardian" if turn == "seller" else "seller"
+        _, rewards, terms, _, infos = env.step({turn: act, other: "wait"})
+        total += rewards["guardian"]
+        if not all(terms.values()):
+            assert not any(hidden & set(line) for line in infos["guardian"]["ledger"])
+    # Every listing flagged: process at most +0.2 on frauds less 0.2 on honest ones, and an
+    # outcome of about 0 (detection 0, since recall 1 less a false-flag rate of 1).
+    assert all(terms.values()) and -0.25 <= total <= 0.25
+    assert hidden <= set(infos["guardian"]["ledger"][0])

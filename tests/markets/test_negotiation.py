@@ -58,35 +58,20 @@ def test_price_for_share_by_hand():
 
 
 def test_offer_checks_by_hand():
-    assert offer_checks("buyer", 100, 60, 70, [65]) == {
-        "rational": True,
-        "consistent": True,
-        "in_zopa": True,
-    }
-    # A buyer stepping back from 65 to 50, below the cost: two failures.
-    assert offer_checks("buyer", 100, 60, 50, [65, 55]) == {
-        "rational": True,
-        "consistent": False,
-        "in_zopa": False,
-    }
-    assert offer_checks("seller", 100, 60, 95, [90]) == {
-        "rational": True,
-        "consistent": False,
-        "in_zopa": True,
-    }
-    assert offer_checks("seller", 100, 60, 55, []) == {
-        "rational": False,
-        "consistent": True,
-        "in_zopa": False,
-    }
-    # No ZOPA: no in_zopa check at all.
+    # Only what the offering side can judge: its own limit and its own earlier offers. Whether
+    # a price is inside the ZOPA depends on the other side's value and is not scored.
+    assert offer_checks("buyer", 100, 60, 70, [65]) == {"rational": True, "consistent": True}
+    # A buyer stepping back from 65 to 50: inconsistent (being under the cost is not its call).
+    assert offer_checks("buyer", 100, 60, 50, [65, 55]) == {"rational": True, "consistent": False}
+    assert offer_checks("seller", 100, 60, 95, [90]) == {"rational": True, "consistent": False}
+    assert offer_checks("seller", 100, 60, 55, []) == {"rational": False, "consistent": True}
     assert offer_checks("buyer", 50, 60, 55, []) == {"rational": False, "consistent": True}
 
 
 def test_process_score_by_hand():
-    assert process_score({"rational": True, "consistent": True, "in_zopa": True}, 0.1) == 0.1
-    assert process_score({"rational": True, "consistent": False, "in_zopa": False}, 0.3) == -0.1
-    assert process_score({"rational": False, "consistent": True}, 0.1) == 0.0
+    assert process_score({"rational": True, "consistent": True}, 0.1) == 0.1
+    assert process_score({"rational": True, "consistent": False}, 0.3) == 0.0
+    assert process_score({"rational": False, "consistent": False}, 0.3) == -0.3
     assert process_score({}, 0.1) == 0.0
 
 
@@ -138,8 +123,8 @@ def test_counterparty_schedules_by_hand():
     assert Counterparty("boulware").share(1, 8, []) == pytest.approx(1 - 0.8 / 8**5)
     assert Counterparty("conceder").share(1, 8, []) == pytest.approx(1 - 0.8 * 0.125**0.2)
     assert Counterparty("boulware").share(8, 8, []) == pytest.approx(0.2)
-    # Tit-for-tat concedes what the agent conceded (0.9 -> 0.7 -> 0.75: 0.2, no retreat).
-    assert Counterparty("tit-for-tat").share(3, 8, [0.9, 0.7, 0.75]) == pytest.approx(0.7)
+    # Tit-for-tat concedes what the agent conceded, net: 0.9 -> 0.7 -> 0.75 is 0.15.
+    assert Counterparty("tit-for-tat").share(3, 8, [0.9, 0.7, 0.75]) == pytest.approx(0.75)
     assert Counterparty("tit-for-tat").share(3, 8, [1.0, 0.0]) == 0.0
 
 
@@ -156,7 +141,7 @@ def test_random_counterparty_reads_one_word_of_the_generator():
 # ---------------------------------------------------------------- env rules
 def zopa_seed(role: str = "buyer", opponent: str = "fair") -> tuple[NegotiationEnv, int]:
     env = NegotiationEnv(role=role, opponent=opponent)
-    seed = next(s for s in range(100) if env.reset(seed=s)[1]["zopa"])
+    seed = next(s for s in range(100) if env.reset(seed=s) and has_zopa(*env.values))
     env.reset(seed=seed)
     return env, seed
 
@@ -166,9 +151,9 @@ def test_fair_counterparty_counters_at_the_zopa_midpoint_then_deals():
     budget, cost = env.values
     _, reward, terminated, _, info = env.step(f"offer({cost - 1})")
     assert not terminated and info["standing_offer"] == (budget + cost) / 2
-    # Below the cost: rational, consistent, outside the ZOPA -> 0.2 / 8 * (1 + 1 - 1) / 3.
-    assert info["checks"] == {"rational": True, "consistent": True, "in_zopa": False}
-    assert reward == pytest.approx(0.025 / 3)
+    # Below the cost: rational and consistent -> 0.2 / 8; the ZOPA is not the buyer's to know.
+    assert info["checks"] == {"rational": True, "consistent": True}
+    assert reward == pytest.approx(0.025)
     _, reward, terminated, _, info = env.step("accept")
     assert terminated and info["deal"] and info["success"]
     assert info["surplus_share"] == 0.5 and info["reward_components"]["outcome"] == 0.5
@@ -180,7 +165,8 @@ def test_an_offer_the_counterparty_likes_is_accepted_at_that_price():
     budget, cost = env.values
     _, _, terminated, _, info = env.step(f"offer({cost})")  # all the surplus to the buyer
     assert terminated and info["price"] == cost and info["surplus_share"] == 0.0
-    assert info["success"] and not info["violation"]
+    # A deal, no violation, but the whole surplus given away: not success (issue 30).
+    assert not info["success"] and not info["violation"]
 
 
 def test_budget_violation_scores_zero_whatever_else_happened():
@@ -203,7 +189,7 @@ def test_seller_below_cost_is_a_violation():
 
 def test_walking_away_is_right_without_a_zopa_and_wrong_with_one():
     env = NegotiationEnv(opponent="fair")
-    no_zopa = next(s for s in range(100) if not env.reset(seed=s)[1]["zopa"])
+    no_zopa = next(s for s in range(100) if env.reset(seed=s) and not has_zopa(*env.values))
     env.reset(seed=no_zopa)
     _, _, terminated, _, info = env.step("reject")
     assert terminated and info["success"] and not info["deal"]
@@ -214,7 +200,7 @@ def test_walking_away_is_right_without_a_zopa_and_wrong_with_one():
 
 def test_last_round_counterparty_walks_away():
     env = NegotiationEnv(opponent="tough", max_rounds=2)
-    seed = next(s for s in range(100) if env.reset(seed=s)[1]["zopa"])
+    seed = next(s for s in range(100) if env.reset(seed=s) and has_zopa(*env.values))
     env.reset(seed=seed)
     _, _, cost = (None, *env.values)
     env.step(f"offer({cost - 10})")
@@ -305,7 +291,7 @@ def test_score_process_false_keeps_the_dynamics():
 
 def test_opponent_and_role_are_sampled_from_the_seed():
     env = NegotiationEnv(role="random", opponent="any")
-    drawn = {(env.reset(seed=s)[1]["role"], env.reset(seed=s)[1]["opponent"]) for s in range(60)}
+    drawn = {(env.reset(seed=s)[1]["role"], env.opponent) for s in range(60)}
     assert {r for r, _ in drawn} == {"buyer", "seller"}
     assert {o for _, o in drawn} == set(OPPONENTS)
 
@@ -382,14 +368,18 @@ def test_process_return_is_bounded_by_process_weight():
 def test_metrics_are_in_info_on_every_step():
     env = NegotiationEnv(role="random", opponent="any")
     agent = RandomAgent()
+    hidden = {"surplus_share", "violation", "zopa", "opponent", "budget", "cost"}
     for seed in range(20):
         obs, info = env.reset(seed=seed)
         agent.reset(env, seed=seed)
         while True:
-            assert {"deal", "surplus_share", "violation", "zopa", "price"} <= set(info)
+            # During the talks: only what the agent knows; the hidden state at the end.
+            assert {"deal", "price", "value", "round"} <= set(info)
+            assert not hidden & set(info)
             json.dumps(info)
             obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
             if terminated or truncated:
+                assert hidden <= set(info)
                 assert info["reward_components"]["outcome"] == info["surplus_share"]
                 assert info["violation"] == (
                     info["deal"] and is_violation(info["role"], *env.values, info["price"])

@@ -1,13 +1,19 @@
 """BazaarB2C as a PettingZoo ``ParallelEnv``: every firm is a seat (LLM or otherwise).
 
-Same ledger, round and rewards as :class:`.env.BazaarB2CEnv` (:func:`.env.run_round`,
-:func:`.env.price_process`, :mod:`.eas`); here no seat is scripted. Each ``step`` takes one
+Same ledger, round and reward definitions as :class:`.env.BazaarB2CEnv`
+(:func:`.env.run_round`, :func:`.eas.eas_score`); here no seat is scripted, so there is no
+market "without" a seat and stability and welfare are market-wide (:func:`.eas.eas_parts`
+without ``alone``). Each seat's outcome is its EAS times presence (0 if it went bankrupt);
+its process reward each round is ``process_weight`` times the change of its EAS so far, so
+the summed process reward is ``process_weight`` times the outcome (bounded, and maximising
+it maximises the EAS). Each ``step`` takes one
 price per live seat. If any seat's action is invalid (unparseable, negative, NaN, infinite,
 over the price limit) the round is **not** played: the ledger is unchanged, each invalid seat
 gets ``invalid_penalty`` and an ``action_error``, the valid seats get 0 and are asked again.
 After ``max_invalid`` invalid actions of one seat, or ``max_steps`` steps, every seat is
-truncated; a crash or the bankruptcy of any seat terminates every seat. At the end every
-seat's reward adds its own EAS.
+truncated; a crash, the bankruptcy of any seat, or the market closing after ``rounds``
+rounds terminates every seat. At the end every seat's reward adds its own EAS. A seat's
+``info["ledger"]`` is the round as that seat may see it (:func:`.env.public_record`).
 
 >>> env = BazaarB2CParallelEnv(firms=2)
 >>> obs, infos = env.reset(seed=0)
@@ -25,10 +31,10 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agentgym.actions import extract_action
-from agentgym.core import TEXT_CHARSET, check_penalty, check_range
+from agentgym.core import TEXT_CHARSET, check_number, check_penalty, check_range
 
-from .eas import eas, eas_parts
-from .env import COST, open_market, parse_price, price_process, round_summary, run_round
+from .eas import RunningEAS, eas, eas_score
+from .env import COST, open_market, parse_price, public_record, round_summary, run_round
 from .firms import CAP_MULTIPLE
 from .market import crash_reason
 
@@ -51,8 +57,15 @@ class BazaarB2CParallelEnv(ParallelEnv):
         max_steps: int = 100,
         invalid_penalty: float = -0.5,
         max_invalid: int = 10,
+        rounds: int = 100,
+        process_weight: float = 0.2,
     ) -> None:
         self.firms = check_range("firms", firms, 2, 8)
+        self.rounds = check_range("rounds", rounds, 1, 1000)
+        weight = check_number("process_weight", process_weight)
+        if weight < 0:
+            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
+        self.process_weight = weight
         self.rate = check_range("rate", rate, 1, 100)
         self.capacity = check_range("capacity", capacity, 1, 100)
         self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
@@ -96,6 +109,8 @@ class BazaarB2CParallelEnv(ParallelEnv):
         self.ledger: list[dict[str, Any]] = []
         self.steps = 0
         self.invalid = [0] * self.firms
+        self.potentials = [0.0] * self.firms
+        self.running = [RunningEAS(firm=i, cost=COST) for i in range(self.firms)]
         self.agents = list(self.possible_agents)
         obs = {a: self._observe(i) for i, a in enumerate(self.agents)}
         infos = {a: self._info(i, True, "") for i, a in enumerate(self.agents)}
@@ -122,10 +137,13 @@ class BazaarB2CParallelEnv(ParallelEnv):
         else:
             rec = run_round(self.rng, prices, self.ledger, rate=self.rate, capacity=self.capacity)
             self.ledger.append(rec)
-            for i, agent in enumerate(self.agents):
-                rewards[agent] = sum(price_process(rec, i, self.capacity))
+            for run in self.running:
+                run.add(rec)
             crashed = crash_reason(self.ledger, COST)
-            ended = bool(crashed) or any(rec["bankrupt"])
+            for i, agent in enumerate(self.agents):
+                before, self.potentials[i] = self.potentials[i], self._score(i, crashed)
+                rewards[agent] = round(self.process_weight * (self.potentials[i] - before), 12)
+            ended = bool(crashed) or any(rec["bankrupt"]) or len(self.ledger) >= self.rounds
             extra = {"ledger": rec}
         truncated = not ended and (
             self.steps >= self.max_steps or max(self.invalid) >= self.max_invalid
@@ -133,14 +151,18 @@ class BazaarB2CParallelEnv(ParallelEnv):
         extra.update({"crash": bool(crashed), "crash_reason": crashed})
         if ended or truncated:
             for i, agent in enumerate(self.agents):
-                parts = eas_parts(self.ledger, firm=i, cost=COST, crashed=bool(crashed))
-                rewards[agent] += eas(parts)
-                extra[f"eas_{i}"] = {**parts, "eas": eas(parts)}
+                parts = self.running[i].parts(self.ledger, crashed=bool(crashed), alone=False)
+                score = self._score(i, crashed)
+                rewards[agent] += score
+                extra[f"eas_{i}"] = {**parts, "mean": eas(parts), "eas": score}
         obs = {a: self._observe(i) for i, a in enumerate(self.agents)}
         infos = {
             a: {**self._info(i, not errors[i], errors[i]), **extra}
             for i, a in enumerate(self.agents)
         }
+        if "ledger" in extra:  # each seat sees the round as it may: its own books only
+            for i, a in enumerate(self.agents):
+                infos[a]["ledger"] = public_record(extra["ledger"], i)
         terms = dict.fromkeys(self.agents, ended)
         truncs = dict.fromkeys(self.agents, truncated)
         if ended or truncated:
@@ -151,6 +173,14 @@ class BazaarB2CParallelEnv(ParallelEnv):
         """Nothing to release."""
 
     # ---------------------------------------------------------------- helpers
+    def _score(self, firm: int, crashed: str) -> float:
+        """Seat ``firm``'s EAS of the ledger so far (the potential of its process reward)."""
+        if not self.ledger:
+            return 0.0
+        parts = self.running[firm].parts(self.ledger, crashed=bool(crashed), alone=False)
+        return eas_score(parts, bankrupt=self.ledger[-1]["bankrupt"][firm],
+                         rounds=len(self.ledger), horizon=self.rounds)
+
     def _read(self, action: Any) -> tuple[float | None, str]:
         if not isinstance(action, str):
             return None, f"action must be a string, got {type(action).__name__}"

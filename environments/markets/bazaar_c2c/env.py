@@ -21,8 +21,10 @@ from .market import (
     Listing,
     apply_guardian,
     close_round,
+    guardian_outcome,
     misrepresented,
     open_listings,
+    public_line,
     seller_reward,
 )
 from .sellers import grade, make_rounds, make_seller_items
@@ -208,33 +210,41 @@ class BazaarC2CEnv(TextEnv):
     ``role="buyer"`` (the guardian): act on the round's open listings one action at a time,
     ``inspect(ID)`` (reveals a noisy quality signal, costs ``inspect_cost``), ``buy(ID)``,
     ``skip(ID)``, ``flag(ID)``, or ``skip`` to close the round. Process reward per action,
-    from the ground truth: ``flag_reward`` for flagging a sybil's listing,
-    ``-wrong_flag_penalty`` for flagging an honest one, the true surplus ``(100 q - price) /
-    100`` of a purchase (negative for a fraud), ``-inspect_cost / 100`` for an inspection.
-    Outcome (last step): ``welfare_weight`` times the scripted buyers' welfare gain from the
-    flags, ``sum(welfare - welfare had nothing been flagged) / 100``. Success: every fraud of
-    the episode flagged and no honest listing flagged.
+    from the ground truth, scaled so an episode's sum is bounded (:meth:`_guardian_weights`):
+    ``process_weight * flag_reward / frauds`` for flagging a sybil's listing,
+    ``-process_weight * wrong_flag_penalty / honest listings`` for flagging an honest one,
+    and the money (a purchase's true surplus, an inspection's cost) over 100 times
+    ``process_weight / listings``. Outcome (last step, :func:`.market.guardian_outcome`): the
+    detection score ``true flags / frauds - wrong_flag_penalty * wrong flags / honest
+    listings`` less ``welfare_weight`` times the other buyers' regret against a perfect
+    guardian. Flagging everything or nothing scores about 0. **Success** (the threshold):
+    every fraud of the episode flagged and no honest listing flagged (detection 1).
 
     ``role="seller"``: the agent sells one item a round (its true quality and cost shown),
     ``list(PRICE, QUALITY)`` or ``pass``; the baseline guardian
     (:func:`.agents.guardian_move`) then screens the round and the scripted buyers buy.
-    Process reward per round: ``(price - cost) / 100`` for an honest sale (claim at most 0.1
-    above the truth), 0 for a sale made with a misrepresented claim, ``-flag_reward`` when
-    the guardian flags a misrepresented listing. Outcome: 1.0 on success (a profit made and
-    no claim ever misrepresented).
+    Process reward per round: ``(credited price - cost) / 100`` for a sale with a claim at
+    most 0.1 above the truth, where the credited price is the price less the value claimed
+    beyond the truth (:func:`.market.credited_price`: overclaiming earns nothing), 0 for a
+    sale made with a misrepresented claim, ``-flag_reward`` when the guardian flags a
+    misrepresented listing. Outcome: 1.0 on success (a profit made and no claim ever
+    misrepresented), else 0.
 
     Invalid actions (unknown or closed listing, non-numeric / NaN / inf / negative / huge
     price, text that is no action) change nothing and score ``invalid_penalty``.
 
     ``info`` extras: ``role``, ``round``, ``listings`` (public views), ``ledger`` (one line
-    per closed round), ``event``, and ``item`` (seller role).
+    per closed round: during the episode only the ids sold and the agent's flag count,
+    :func:`.market.public_line`; the last step has the whole line, with the frauds and the
+    right and wrong flags), ``event`` (what was done, never whether a flag was right), and
+    ``item`` (seller role). Nothing else reveals which sellers are sybils.
 
     >>> env = BazaarC2CEnv(sybils=3)
     >>> obs, info = env.reset(seed=0)
     >>> len(info["listings"]), info["available_actions"][-1]
     (9, 'skip')
-    >>> max(env.score_actions(info["available_actions"]))
-    1.0
+    >>> round(max(env.score_actions(info["available_actions"])), 4)   # 0.2 / 12 frauds
+    0.0167
     """
 
     verifier_name: ClassVar[str] = "bazaar-c2c-ledger"
@@ -254,6 +264,7 @@ class BazaarC2CEnv(TextEnv):
         flag_reward: float = 1.0,
         wrong_flag_penalty: float = 1.0,
         welfare_weight: float = 1.0,
+        process_weight: float = 0.2,
         max_steps: int = 300,
         invalid_penalty: float = -0.1,
         max_invalid: int = 10,
@@ -274,6 +285,10 @@ class BazaarC2CEnv(TextEnv):
             max_invalid=max_invalid,
         )
         self.role = role
+        weight = check_number("process_weight", process_weight)
+        if weight < 0:
+            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
+        self.process_weight = weight
         (self.sybils, self.honest, self.buyers, self.rounds, self.inspect_cost,
          self.flag_reward, self.wrong_flag_penalty, self.welfare_weight) = settings
         self._market: list[list[Listing]] = []
@@ -322,6 +337,7 @@ class BazaarC2CEnv(TextEnv):
             "flag_reward": self.flag_reward,
             "wrong_flag_penalty": self.wrong_flag_penalty,
             "welfare_weight": self.welfare_weight,
+            "process_weight": self.process_weight,
         }
 
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
@@ -352,11 +368,10 @@ class BazaarC2CEnv(TextEnv):
         else:
             lines.append("Listings this round:")
         lines += render_table(self._current, self._lines)
-        totals = self._totals()
-        lines.append(
-            f"So far: {totals['true_flags']} fakes flagged, {totals['wrong_flags']} honest "
-            f"listings flagged, other buyers' welfare {totals['welfare']:.2f}."
-        )
+        # Only what the agent did and saw: grading its flags would name the sybils.
+        flagged = sum(line["flagged"] for line in self._ledger)
+        sold = sum(len(line["sold"]) for line in self._ledger)
+        lines.append(f"So far: you flagged {flagged} listings; other buyers bought {sold}.")
         if self.is_over:
             lines.append("The market is closed.")
         else:
@@ -389,9 +404,7 @@ class BazaarC2CEnv(TextEnv):
         process = 0.0
         if verb != "end":
             process, error, event = apply_guardian(
-                self._current, verb, arg, inspect_cost=self.inspect_cost,
-                flag_reward=self.flag_reward, wrong_flag_penalty=self.wrong_flag_penalty,
-            )
+                self._current, verb, arg, **self._guardian_weights())
             if error:
                 return Outcome(valid=False, error=error, info=self._extras())
             self._event = event.capitalize() + "."
@@ -437,25 +450,28 @@ class BazaarC2CEnv(TextEnv):
         sellers = [x["seller"] for x in self._ledger]
         success = not any(s["lied"] for s in sellers) and any(s["reward"] > 0 for s in sellers)
         return Outcome(process=process, outcome=1.0 if success else 0.0, terminated=True,
-                       success=success, parts=parts, info=self._extras())
+                       success=success, parts=parts, info=self._extras(final=True))
 
     def _close(self, process: float, parts: dict[str, float]) -> Outcome:
         line = close_round(self._current, self.buyers)
         self._ledger.append(line)
         self._event += (
-            f" Round over: other buyers bought {', '.join(line['sold']) or 'nothing'} "
-            f"(welfare {line['welfare']:.2f})."
+            f" Round over: other buyers bought {', '.join(line['sold']) or 'nothing'}."
         )
         self._round += 1
         if self._round < self.rounds:
             return Outcome(process=process, parts=parts, info=self._extras())
         totals = self._totals()
-        gain = totals["welfare"] - totals["counterfactual"]
-        outcome = self.welfare_weight * gain / VALUE_SCALE
+        outcome, detection, regret = guardian_outcome(
+            self._ledger, wrong_flag_penalty=self.wrong_flag_penalty,
+            welfare_weight=self.welfare_weight, buyers=self.buyers)
+        # Success threshold: a detection score of 1, every fraud flagged and nothing else.
         success = totals["true_flags"] == totals["frauds"] and totals["wrong_flags"] == 0
-        parts["welfare_gain"] = outcome
+        parts["welfare_gain"] = (totals["welfare"] - totals["counterfactual"]) / VALUE_SCALE
+        parts["detection"] = detection
+        parts["regret"] = regret
         return Outcome(process=process, outcome=outcome, terminated=True, success=success,
-                       parts=parts, info=self._extras())
+                       parts=parts, info=self._extras(final=True))
 
     def _reject(self, error: str) -> Outcome:
         return Outcome(parts=self._zero_parts(), info=self._extras())
@@ -488,28 +504,45 @@ class BazaarC2CEnv(TextEnv):
             return 0.0
         # The guardian's reward depends on the one listing only: score a copy of it.
         trial = copy.deepcopy(self._current)
-        process, error, _ = apply_guardian(
-            trial, verb, arg, inspect_cost=self.inspect_cost, flag_reward=self.flag_reward,
-            wrong_flag_penalty=self.wrong_flag_penalty,
-        )
+        process, error, _ = apply_guardian(trial, verb, arg, **self._guardian_weights())
         return self.invalid_penalty if error else process
 
     # ------------------------------------------------------------------ helpers
+    def _guardian_weights(self) -> dict[str, float]:
+        """The per-action process terms, scaled so a whole episode's sum is bounded: every
+        fraud flagged earns ``process_weight * flag_reward`` in all, every honest listing
+        flagged costs ``process_weight * wrong_flag_penalty`` in all (so flagging everything
+        nets ``0`` at the default weights), and the money terms (purchases, inspections) are
+        shared out over all the episode's listings. Per-action rewards of +1 a flag let
+        flagging every listing return +19 with 9 sybils (issue 30)."""
+        frauds = self.sybils * self.rounds
+        honest = self.honest * self.rounds
+        w = self.process_weight
+        return {
+            "inspect_cost": self.inspect_cost,
+            "flag_reward": w * self.flag_reward / frauds,
+            "wrong_flag_penalty": w * self.wrong_flag_penalty / honest,
+            "money_weight": w / (frauds + honest),
+        }
+
     @staticmethod
     def _zero_parts() -> dict[str, float]:
         return {"flags": 0.0, "surplus": 0.0, "inspect": 0.0, "seller_profit": 0.0,
-                "welfare_gain": 0.0}
+                "welfare_gain": 0.0, "detection": 0.0, "regret": 0.0}
 
     def _totals(self) -> dict[str, float]:
         keys = ("welfare", "counterfactual", "frauds", "true_flags", "wrong_flags")
         return {k: sum(line[k] for line in self._ledger) for k in keys}
 
-    def _extras(self) -> dict[str, Any]:
+    def _extras(self, final: bool = False) -> dict[str, Any]:
+        """``info`` extras: during the episode the public ledger (:func:`.market.public_line`),
+        with ``final`` the whole ledger (frauds, right and wrong flags, true welfare)."""
+        ledger = copy_ledger(self._ledger) if final else [public_line(x) for x in self._ledger]
         extras: dict[str, Any] = {
             "role": self.role,
             "round": min(self._round, self.rounds - 1) + 1,
             "listings": [public_view(x) for x in self._current],
-            "ledger": copy_ledger(self._ledger),
+            "ledger": ledger,
             "event": self._event,
         }
         if self.role == "seller":

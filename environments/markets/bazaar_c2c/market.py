@@ -43,9 +43,12 @@ __all__ = [
     "buyers_purchases",
     "claimed_surplus",
     "close_round",
+    "credited_price",
     "detection_score",
+    "guardian_outcome",
     "misrepresented",
     "open_listings",
+    "public_line",
     "seller_reward",
     "signals",
     "surplus",
@@ -160,6 +163,7 @@ def apply_guardian(
     inspect_cost: float,
     flag_reward: float,
     wrong_flag_penalty: float,
+    money_weight: float = 1.0,
 ) -> tuple[float, str, str]:
     """Carry out the guardian's ``verb`` on ``listing_id``: ``(reward, error, event)``.
 
@@ -167,12 +171,14 @@ def apply_guardian(
     reveals the listing's signal; ``buy`` earns the true surplus over ``VALUE_SCALE`` (negative
     for a fraud); ``flag`` earns ``flag_reward`` for a fraud and ``-wrong_flag_penalty`` for an
     honest listing (either way the listing leaves the market); ``skip`` earns 0 and leaves it
-    for the scripted buyers. A refused move (``error`` non-empty) changes nothing.
+    for the scripted buyers. The money terms (inspection, purchase) are multiplied by
+    ``money_weight``. A refused move (``error`` non-empty) changes nothing. The event says
+    what was done, never whether a flag was right (that would name the sybils).
 
     >>> x = {"id": "L01", "price": 60.0, "quality": 0.1, "fraud": True, "state": "open",
     ...      "inspected": False}
     >>> apply_guardian([x], "flag", "L01", inspect_cost=2, flag_reward=1, wrong_flag_penalty=1)
-    (1.0, '', 'flagged L01: fraud')
+    (1.0, '', 'flagged L01')
     >>> apply_guardian([x], "buy", "L01", inspect_cost=2, flag_reward=1, wrong_flag_penalty=1)[1]
     'listing L01 is no longer open (flagged); act on an open listing'
     """
@@ -188,16 +194,17 @@ def apply_guardian(
         if target["inspected"]:
             return 0.0, f"listing {listing_id} is already inspected; buy, skip or flag it", ""
         target["inspected"] = True
-        return -inspect_cost / VALUE_SCALE, "", f"inspected {listing_id}: signal {target['signal']}"
+        cost = -inspect_cost / VALUE_SCALE * money_weight
+        return cost, "", f"inspected {listing_id}: signal {target['signal']}"
     if verb == "buy":
         target["state"] = "bought"
         gain = surplus(target["quality"], target["price"])
-        return gain / VALUE_SCALE, "", f"bought {listing_id}: surplus {gain:+.2f}"
+        return gain / VALUE_SCALE * money_weight, "", f"bought {listing_id}: surplus {gain:+.2f}"
     if verb == "flag":
         target["state"] = "flagged"
         if target["fraud"]:
-            return float(flag_reward), "", f"flagged {listing_id}: fraud"
-        return -float(wrong_flag_penalty), "", f"flagged {listing_id}: honest seller (wrong flag)"
+            return float(flag_reward), "", f"flagged {listing_id}"
+        return -float(wrong_flag_penalty), "", f"flagged {listing_id}"
     target["state"] = "skipped"
     return 0.0, "", f"skipped {listing_id}"
 
@@ -211,37 +218,69 @@ def close_round(listings: list[Listing], buyers: int) -> dict[str, Any]:
     """
     restored = [{**x, "state": "open"} if x["state"] == "flagged" else x for x in listings]
     counterfactual = welfare(buyers_purchases(restored, buyers))
+    # What a perfect guardian's flags (every fraud, nothing else) would have left them.
+    exact = [{**x, "state": "flagged" if x["fraud"] else "open"}
+             if x["state"] == "flagged" or x["fraud"] else x for x in listings]
+    ideal = welfare(buyers_purchases(exact, buyers))
     bought = buyers_purchases(listings, buyers)
     for x in bought:
         x["state"] = "sold"
     return {
         "welfare": welfare(bought),
         "counterfactual": counterfactual,
+        "ideal": ideal,
         "sold": [x["id"] for x in bought],
+        "flagged": sum(1 for x in listings if x["state"] == "flagged"),
+        "honest": sum(1 for x in listings if not x["fraud"]),
         "frauds": sum(1 for x in listings if x["fraud"]),
         "true_flags": sum(1 for x in listings if x["fraud"] and x["state"] == "flagged"),
         "wrong_flags": sum(1 for x in listings if not x["fraud"] and x["state"] == "flagged"),
     }
 
 
+def credited_price(price: float, claimed: float, quality: float) -> float:
+    """The part of a sale's price a seller is credited with: the price less the value it
+    claimed beyond the truth, ``price - VALUE_SCALE * max(0, claimed - quality)``, and never
+    more than the true value ``VALUE_SCALE * quality``.
+
+    Why: claims within the honesty tolerance still raised what naive buyers paid; crediting
+    the full price let "claim 0.1 too high, price at the claim" earn 2.17 against 1.30 for
+    honest listing (issue 30). Credited this way, an overclaim earns exactly what an honest
+    listing that promises buyers the same surplus earns: nothing extra.
+
+    >>> credited_price(60.0, 0.6, 0.5), credited_price(45.0, 0.5, 0.5)
+    (50.0, 45.0)
+    >>> credited_price(80.0, 0.5, 0.5), credited_price(30.0, 0.4, 0.5)
+    (50.0, 30.0)
+    """
+    over = max(0.0, claimed - quality) * VALUE_SCALE
+    return round(min(price - over, VALUE_SCALE * quality), 6)
+
+
 def seller_reward(listing: Listing, cost: float, flag_penalty: float) -> float:
     """A seller's ground-truth reward for one closed listing (over ``VALUE_SCALE``).
 
     Flagged: ``-flag_penalty`` if the claim misrepresents the item, 0 if the flag was wrong.
-    Sold: the profit ``price - cost`` if the description was honest, 0 for a sale made with a
-    misrepresented item (surplus from a lie is not credited). Unsold: 0.
+    Sold: the profit ``credited_price - cost`` (:func:`credited_price`) if the claim was not
+    above the true quality, 0 for any sale made with an overclaim (surplus from a lie is not
+    credited, inside the tolerance or not). Unsold: 0.
 
     >>> x = {"price": 50.0, "claimed": 0.6, "quality": 0.6, "state": "sold"}
     >>> seller_reward(x, 30.0, 1.0), seller_reward({**x, "claimed": 0.95}, 30.0, 1.0)
     (0.2, 0.0)
+    >>> seller_reward({**x, "claimed": 0.65}, 30.0, 1.0)   # inside the tolerance: still 0
+    0.0
     >>> seller_reward({**x, "claimed": 0.95, "state": "flagged"}, 30.0, 1.0)
     -1.0
     """
     lied = misrepresented(listing["claimed"], listing["quality"])
     if listing["state"] == "flagged":
         return -float(flag_penalty) if lied else 0.0
-    if listing["state"] == "sold" and not lied:
-        return round((listing["price"] - cost) / VALUE_SCALE, 6)
+    # Any overclaim, even inside the tolerance, makes the sale earn nothing: a higher claim
+    # also wins the naive buyers' choice, so crediting only the price left it ahead.
+    if listing["state"] == "sold" and listing["claimed"] <= listing["quality"] + 1e-9:
+        paid = credited_price(listing["price"], listing["claimed"], listing["quality"])
+        return round((paid - cost) / VALUE_SCALE, 6)
     return 0.0
 
 
@@ -256,3 +295,55 @@ def detection_score(ledger: list[dict[str, Any]]) -> float:
     frauds = sum(line["frauds"] for line in ledger)
     hits = sum(line["true_flags"] - line["wrong_flags"] for line in ledger)
     return round(hits / frauds, 6) if frauds else 0.0
+
+
+def guardian_outcome(
+    ledger: list[dict[str, Any]], *, wrong_flag_penalty: float, welfare_weight: float,
+    buyers: int,
+) -> tuple[float, float, float]:
+    """The guardian's outcome over an episode's ledger lines: ``(outcome, detection, regret)``.
+
+    ``detection = true flags / frauds - wrong_flag_penalty * wrong flags / honest listings``
+    (recall minus the weighted false-flag rate, in ``[-1, 1]`` at the default weights): 1 for
+    flagging every fraud and nothing else, 0 for flagging nothing *and* for flagging
+    everything. ``regret`` is what the other buyers' welfare fell short of what a perfect
+    guardian's flags would have left them, over ``VALUE_SCALE`` per purchase they could
+    make, clipped to ``[0, 1]``. ``outcome = detection - welfare_weight * regret``.
+
+    Why: the old outcome, the other buyers' welfare gain over flagging nothing, paid
+    flagging every listing 0.87-0.90 of a perfect guardian's outcome (issue 30).
+
+    >>> line = {"frauds": 2, "true_flags": 2, "wrong_flags": 1, "honest": 4, "welfare": 5.0,
+    ...         "ideal": 15.0}
+    >>> guardian_outcome([line], wrong_flag_penalty=1.0, welfare_weight=1.0, buyers=1)
+    (0.65, 0.75, 0.1)
+    """
+    frauds = sum(line["frauds"] for line in ledger)
+    honest = sum(line["honest"] for line in ledger)
+    hits = sum(line["true_flags"] for line in ledger) / frauds if frauds else 0.0
+    wrong = sum(line["wrong_flags"] for line in ledger) / honest if honest else 0.0
+    detection = hits - wrong_flag_penalty * wrong
+    short = sum(max(0.0, line["ideal"] - line["welfare"]) for line in ledger)
+    chances = max(1, buyers * len(ledger))
+    regret = min(1.0, short / (VALUE_SCALE * chances))
+    return (round(detection - welfare_weight * regret, 6), round(detection, 6),
+            round(regret, 6))
+
+
+#: The ledger keys an agent may see while the episode runs: what it did and what sold.
+PUBLIC_LINE_KEYS: tuple[str, ...] = ("sold", "flagged", "seller")
+
+
+def public_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A closed round's ledger line as the agent may see it during the episode: the ids sold
+    and how many listings it flagged, never how many were frauds or the buyers' true welfare
+    (either would grade its flags, naming the sybils for the next rounds).
+
+    >>> public_line({"sold": ["L02"], "flagged": 1, "true_flags": 1, "frauds": 3})
+    {'sold': ['L02'], 'flagged': 1}
+    """
+    out = {k: line[k] for k in PUBLIC_LINE_KEYS if k in line}
+    out["sold"] = list(out.get("sold", []))
+    if "seller" in out:
+        out["seller"] = dict(out["seller"])
+    return out

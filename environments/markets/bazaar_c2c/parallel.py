@@ -8,10 +8,17 @@ one action per step (``inspect``/``buy``/``skip``/``flag`` an ``ID``, or ``skip`
 not on turn answers ``wait``; anything else from it is an out-of-turn action: a clear
 ``action_error``, ``invalid_penalty``, and nothing in the ledger changes.
 
-Rewards are those of the Gymnasium roles: the guardian's per action (flags, surplus,
-inspection cost; the welfare gain of the other buyers at the end), the seller's when its
-round closes (honest profit, or ``-flag_reward`` when flagged for a misrepresentation). The
-seller's listing counts as a fraud exactly when its claim overstates the item.
+Rewards are those of the Gymnasium roles. The guardian's per action (flags, surplus,
+inspection cost), scaled so the episode's sum is bounded by ``process_weight`` as in
+:meth:`.env.BazaarC2CEnv._guardian_weights`, except that the seller seat adds one listing a
+round that may be honest or a fraud, so the shares are over ``(sybils + 1) * rounds`` frauds
+and ``(honest + 1) * rounds`` honest listings; at the end the guardian's outcome
+(:func:`.market.guardian_outcome`: detection less the other buyers' regret). The seller's
+when its round closes (:func:`.market.seller_reward`: credited profit, nothing for any
+overclaim, ``-flag_reward`` when flagged for a misrepresentation) and at the end 1.0 on
+success (a profit made, no claim ever misrepresented). The seller's listing counts as a
+fraud exactly when its claim overstates the item. ``info["ledger"]`` is the public ledger
+(:func:`.market.public_line`) until the last step, which has the whole one.
 
 >>> env = BazaarC2CParallelEnv(sybils=3)
 >>> obs, infos = env.reset(seed=0)
@@ -30,7 +37,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agentgym.actions import extract_action
-from agentgym.core import TEXT_CHARSET, check_penalty, check_range, check_seed
+from agentgym.core import TEXT_CHARSET, check_number, check_penalty, check_range, check_seed
 from agentgym.draws import Draws
 
 from .env import (
@@ -47,7 +54,10 @@ from .market import (
     VALUE_SCALE,
     apply_guardian,
     close_round,
+    guardian_outcome,
+    misrepresented,
     open_listings,
+    public_line,
     seller_reward,
 )
 from .sellers import make_rounds, make_seller_items
@@ -61,7 +71,8 @@ class BazaarC2CParallelEnv(ParallelEnv):
     """Guardian and seller seats trading in one C2C lemon market (see the module docstring).
 
     Kwargs as :class:`.env.BazaarC2CEnv` (``sybils``, ``honest``, ``buyers``, ``rounds``,
-    ``inspect_cost``, ``flag_reward``, ``wrong_flag_penalty``, ``welfare_weight``), plus
+    ``inspect_cost``, ``flag_reward``, ``wrong_flag_penalty``, ``welfare_weight``,
+    ``process_weight``), plus
     ``max_steps`` (parallel steps, default 300; the step that spends it truncates every seat)
     and ``invalid_penalty`` / ``max_invalid`` (per seat; a seat's ``max_invalid``-th invalid
     action truncates the episode).
@@ -80,6 +91,7 @@ class BazaarC2CParallelEnv(ParallelEnv):
         flag_reward: float = 1.0,
         wrong_flag_penalty: float = 1.0,
         welfare_weight: float = 1.0,
+        process_weight: float = 0.2,
         max_steps: int = 300,
         invalid_penalty: float = -0.1,
         max_invalid: int = 10,
@@ -89,6 +101,10 @@ class BazaarC2CParallelEnv(ParallelEnv):
          self.flag_reward, self.wrong_flag_penalty, self.welfare_weight) = check_market_kwargs(
             sybils, honest, buyers, rounds, inspect_cost, flag_reward, wrong_flag_penalty,
             welfare_weight)
+        weight = check_number("process_weight", process_weight)
+        if weight < 0:
+            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
+        self.process_weight = weight
         self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
         self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
         self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
@@ -118,6 +134,7 @@ class BazaarC2CParallelEnv(ParallelEnv):
         self._round, self._phase, self._steps = 0, "list", 0
         self._ledger: list[dict[str, Any]] = []
         self._mine: dict[str, Any] | None = None
+        self._seller_lines: list[dict[str, Any]] = []
         self._invalid = dict.fromkeys(AGENTS, 0)
         self._event = "The market opens."
         self.agents = list(AGENTS)
@@ -198,10 +215,8 @@ class BazaarC2CParallelEnv(ParallelEnv):
         listings = self._market[self._round]
         reward = 0.0
         if verb != "end":
-            reward, error, event = apply_guardian(
-                listings, verb, arg, inspect_cost=self.inspect_cost,
-                flag_reward=self.flag_reward, wrong_flag_penalty=self.wrong_flag_penalty,
-            )
+            reward, error, event = apply_guardian(listings, verb, arg,
+                                                  **self._guardian_weights())
             if error:
                 return 0.0, error
             self._event = event.capitalize() + "."
@@ -209,16 +224,38 @@ class BazaarC2CParallelEnv(ParallelEnv):
             line = close_round(listings, self.buyers)
             if self._mine is not None:
                 item = self._items[self._round]
-                rewards["seller"] += seller_reward(self._mine, item["cost"], self.flag_reward)
+                earned = seller_reward(self._mine, item["cost"], self.flag_reward)
+                rewards["seller"] += earned
+                lied = misrepresented(self._mine["claimed"], self._mine["quality"])
+                self._seller_lines.append({"lied": lied, "reward": earned})
             self._ledger.append(line)
             self._round += 1
             self._phase = "list"
             sold = ", ".join(line["sold"]) or "nothing"
             self._event += f" Round over: other buyers bought {sold}."
             if self._round >= self.rounds:
-                gain = sum(x["welfare"] - x["counterfactual"] for x in self._ledger)
-                reward += self.welfare_weight * gain / VALUE_SCALE
+                reward += guardian_outcome(
+                    self._ledger, wrong_flag_penalty=self.wrong_flag_penalty,
+                    welfare_weight=self.welfare_weight, buyers=self.buyers)[0]
+                mine = self._seller_lines
+                if not any(x["lied"] for x in mine) and any(x["reward"] > 0 for x in mine):
+                    rewards["seller"] += 1.0  # the Gymnasium seller's outcome on success
         return reward, ""
+
+    def _guardian_weights(self) -> dict[str, float]:
+        """The guardian's per-action terms: a whole episode's flags on frauds earn at most
+        ``process_weight * flag_reward``, on honest listings cost at most ``process_weight *
+        wrong_flag_penalty``, and the money terms are shared over every listing (the seller
+        seat's one a round counted on both sides, since it may be either)."""
+        frauds = (self.sybils + 1) * self.rounds
+        honest = (self.honest + 1) * self.rounds
+        w = self.process_weight
+        return {
+            "inspect_cost": self.inspect_cost,
+            "flag_reward": w * self.flag_reward / frauds,
+            "wrong_flag_penalty": w * self.wrong_flag_penalty / honest,
+            "money_weight": w / ((self.sybils + self.honest + 1) * self.rounds),
+        }
 
     # ------------------------------------------------------------------ views
     def _available(self, agent: str) -> list[str]:
@@ -258,6 +295,10 @@ class BazaarC2CParallelEnv(ParallelEnv):
 
     def _infos(self, errors: dict[str, str], rewards: dict[str, float]) -> dict[str, dict]:
         listings = [public_view(x) for x in self._market[min(self._round, self.rounds - 1)]]
+        # Until the market closes only the public ledger: the frauds and the right and wrong
+        # flags per round would grade the guardian's flags and name the sybils.
+        done = self._round >= self.rounds
+        ledger = [line if done else public_line(line) for line in self._ledger]
         return {
             agent: {
                 "valid_action": not errors.get(agent, ""),
@@ -266,7 +307,7 @@ class BazaarC2CParallelEnv(ParallelEnv):
                 "phase": self._phase,
                 "round": min(self._round, self.rounds - 1) + 1,
                 "listings": copy.deepcopy(listings),
-                "ledger": copy.deepcopy(self._ledger),
+                "ledger": copy.deepcopy(ledger),
                 "invalid_actions": self._invalid[agent],
                 "reward": rewards.get(agent, 0.0),
             }

@@ -3,16 +3,23 @@
 Everything is drawn up front, for the whole episode, from one :class:`agentgym.draws.Draws`,
 so play itself draws nothing and a snapshot is the listings.
 
+Every account's surface is drawn from the same distributions whoever runs it (issue 30: honest
+names had no digit and sybils' always did, so "flag a name with a digit" caught every sybil
+without an inspection): a name is a handle from one pool plus a number 100-999, a description
+is ``"<Item> in <grade> condition. <sign-off>"`` with the sign-off from one pool, prices print
+with two decimals, ids are numbered after a shuffle. What differs is only the documented
+evidence below.
+
 Honest sellers (``honest`` identities) post one listing a round: true quality ``q`` uniform
-in 0.30-0.95, a claim within 0.08 of it, a price 85-105 % of the claimed value, and a
-description of their own (the item, its grade, the seller's sign-off). One in five honest
-accounts is young (5-40 days, 0-9 ratings averaging 4.0-5.0), so ``new_account`` and
-``thin_perfect_rating`` also fire on honest sellers.
+in 0.30-0.95, a claim within 0.08 of it, a price 85-105 % of the claimed value. One in five
+honest accounts is young (5-40 days, 0-9 ratings averaging 4.0-5.0), so ``new_account`` and
+``thin_perfect_rating`` also fire on honest sellers; established ones are rated 3.8-5.0.
 
 The deceptive seller runs ``sybils`` identities, each posting one fraudulent listing a round:
 true quality 0.05-0.30 but a claim of 0.85-0.95, all priced within 1 of a round price drawn in
 55-70 (``price_cluster``, ``too_good``), three in four with the round's one copied description
-(``copied_description``). Three in four sybil accounts are 1-30 days old; the rest are bought
+(``copied_description``; the others write their own, in the same template). Three in four
+sybil accounts are 1-30 days old; the rest are bought
 old accounts (100-900 days). Ratings are 4.85-5.0 from 2-8 reviews, or (one in five) 12-30
 bought reviews. So no single signal is proof, and the documented baseline combines them.
 
@@ -34,7 +41,10 @@ from agentgym.draws import Draws
 
 from .market import VALUE_SCALE, Listing
 
-__all__ = ["ITEMS", "grade", "make_identities", "make_rounds", "make_seller_items"]
+__all__ = [
+    "HANDLES", "ITEMS", "account_name", "describe", "grade", "make_identities", "make_rounds",
+    "make_seller_items",
+]
 
 ITEMS: tuple[str, ...] = (
     "road bike", "espresso machine", "camera lens", "desk chair", "guitar", "smartwatch",
@@ -50,6 +60,8 @@ _NAMES: tuple[str, ...] = (
     "ana", "bo", "chen", "dara", "eli", "fatma", "gus", "hana", "ivo", "jun", "kemi", "luca",
 )
 _SHOPS: tuple[str, ...] = ("deals", "bargain", "outlet", "best", "mega", "super", "top", "shop")
+#: Every account's handle comes from this one pool, honest or not.
+HANDLES: tuple[str, ...] = _NAMES + _SHOPS
 
 
 def grade(claimed: float) -> str:
@@ -75,30 +87,54 @@ def _chance(draws: Draws, p: float) -> bool:
     return draws.random() < p
 
 
+def account_name(draws: Draws, taken: set[str]) -> str:
+    """A fresh account name, the same distribution for every seller: handle + 100-999.
+
+    >>> import numpy as np
+    >>> account_name(Draws(np.random.default_rng(0)), set())[-3:].isdigit()
+    True
+    """
+    while True:
+        name = f"{draws.pick(HANDLES)}{draws.below(900) + 100}"
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
 def make_identities(draws: Draws, honest: int, sybils: int) -> list[dict[str, Any]]:
     """The episode's seller accounts: ``honest`` honest ones, then ``sybils`` sybils."""
-    accounts = []
-    for i in range(honest):
+    accounts: list[dict[str, Any]] = []
+    taken: set[str] = set()
+    for _ in range(honest):
         young = _chance(draws, 0.2)
         accounts.append({
-            "name": f"{_NAMES[i % len(_NAMES)]}{i // len(_NAMES) or ''}",
+            "name": account_name(draws, taken),
             "fraud": False,
             "age_days": draws.below(36) + 5 if young else draws.below(1941) + 60,
-            "rating": _u(draws, 4.0, 5.0, 1) if young else _u(draws, 3.8, 4.79, 1),
+            "rating": _u(draws, 4.0, 5.0, 1) if young else _u(draws, 3.8, 5.0, 1),
             "ratings": draws.below(10) if young else draws.below(381) + 20,
-            "sign_off": _SIGN_OFFS[i % len(_SIGN_OFFS)],
+            "sign_off": draws.pick(_SIGN_OFFS),
         })
     for _ in range(sybils):
         bought_reviews = _chance(draws, 0.2)
         accounts.append({
-            "name": f"{draws.pick(_SHOPS)}{draws.below(900) + 100}",
+            "name": account_name(draws, taken),
             "fraud": True,
             "age_days": draws.below(30) + 1 if _chance(draws, 0.75) else draws.below(801) + 100,
             "rating": _u(draws, 4.85, 5.0, 1),
             "ratings": draws.below(19) + 12 if bought_reviews else draws.below(7) + 2,
-            "sign_off": "",
+            "sign_off": draws.pick(_SIGN_OFFS),
         })
     return accounts
+
+
+def describe(item: str, claimed: float, sign_off: str) -> str:
+    """The one description template every seller uses.
+
+    >>> describe("tent", 0.9, "Ships in two days.")
+    'Tent in like new condition. Ships in two days.'
+    """
+    return f"{item.capitalize()} in {grade(claimed)} condition. {sign_off}"
 
 
 def _listing(account: dict[str, Any], **fields: Any) -> Listing:
@@ -127,8 +163,8 @@ def make_rounds(
     for _ in range(rounds):
         batch = []
         fraud_price = _u(draws, 55.0, 70.0)
-        fraud_item = draws.pick(ITEMS)
-        template = f"{fraud_item.capitalize()} - brand new, premium quality, 100% genuine!"
+        # The round's copied text: the same template as everyone's, one for all the copiers.
+        template = describe(draws.pick(ITEMS), _u(draws, 0.85, 0.95), draws.pick(_SIGN_OFFS))
         for account in accounts:
             item = draws.pick(ITEMS)
             if account["fraud"]:
@@ -136,13 +172,14 @@ def make_rounds(
                 claimed = _u(draws, 0.85, 0.95)
                 price = round(fraud_price + _u(draws, -1.0, 1.0), 2)
                 copied = _chance(draws, 0.75)
-                own = f"{item.capitalize()}, {grade(claimed)}, barely used."
-                text = template if copied else own
+                text = template if copied else describe(item, claimed, account["sign_off"])
             else:
                 quality = _u(draws, 0.30, 0.95)
                 claimed = _clip(quality + _u(draws, -0.08, 0.08))
-                price = round(VALUE_SCALE * claimed * _u(draws, 0.85, 1.05), 2)
-                text = f"{item.capitalize()} in {grade(claimed)} condition. {account['sign_off']}"
+                # Drawn on the price itself, so its cents are uniform like a sybil's (a
+                # product of two 2-decimal draws made cents ending in 0 or 5 likelier).
+                price = _u(draws, 0.85 * VALUE_SCALE * claimed, 1.05 * VALUE_SCALE * claimed)
+                text = describe(item, claimed, account["sign_off"])
             noise = _u(draws, -0.15, 0.15)
             batch.append(_listing(
                 account, price=price, claimed=claimed, quality=quality,

@@ -9,8 +9,10 @@ round ``t`` (1-based, of ``rounds``):
 * ``fair``: the ZOPA midpoint, ``k_t = 0.5`` every round;
 * ``boulware``: time-based, ``k_t = 1 - 0.8 (t / rounds) ** 5`` (holds, then gives late);
 * ``conceder``: time-based, ``k_t = 1 - 0.8 (t / rounds) ** 0.2`` (gives early);
-* ``tit-for-tat``: opens at 90% and each round concedes exactly what the agent's last offer
-  conceded (measured in the agent's own share), never below 0;
+* ``tit-for-tat``: opens at 90% and concedes exactly what the agent has conceded so far, net
+  (:func:`.logic.net_concession`: the agent's first kept share minus its latest, both
+  clipped to [0, 1]), never below 0. So offers outside any zone of agreement and retreats
+  concede nothing, and tit-for-tat can be moved no further than the agent moves itself;
 * ``random``: ``k_t`` uniform on ``{0, 0.001, ..., 1}``, one raw word of the episode generator
   per round.
 
@@ -26,12 +28,13 @@ ZOPA it offers its own value and accepts only offers within it.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
 import numpy as np
 
 from agentgym.draws import below
+
+from .logic import net_concession
 
 __all__ = ["OPPONENTS", "Counterparty"]
 
@@ -47,6 +50,8 @@ class Counterparty:
 
     >>> Counterparty("tit-for-tat").share(3, 8, [0.9, 0.8])
     0.8
+    >>> Counterparty("tit-for-tat").share(7, 8, [3.0, 1.1, 3.0, 1.1, 3.0, 1.1])
+    0.9
     """
 
     def __init__(self, name: str) -> None:
@@ -74,10 +79,9 @@ class Counterparty:
             exponent = 5.0 if self.name == "boulware" else 0.2
             return 1.0 - (1.0 - _TIME_FLOOR) * (round_ / rounds) ** exponent
         if self.name == "tit-for-tat":
-            # Concession of an offer = how much less the agent keeps than with its last one;
-            # a backward step (keeping more) is not mirrored as a retreat, only not rewarded.
-            conceded = sum(max(0.0, a - b) for a, b in itertools.pairwise(agent_shares))
-            return max(0.0, _TFT_OPEN - conceded)
+            # Mirror only the agent's net concession on clipped shares: summing raw drops let
+            # alternating out-of-range offers drive this to 0 (issue 30).
+            return round(max(0.0, _TFT_OPEN - net_concession(agent_shares)), 12)
         if rng is None:
             raise ValueError("the random counterparty needs the episode generator")
         return below(rng, 1001) / 1000.0

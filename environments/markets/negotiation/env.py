@@ -19,6 +19,7 @@ from .logic import (
     COST_RANGE,
     PRICE_GRID,
     ROLES,
+    deal_success,
     draw_values,
     has_zopa,
     is_violation,
@@ -115,33 +116,38 @@ class NegotiationEnv(TextEnv):
     Rewards:
 
     * process, on each ``offer`` and ``accept``: ``process_weight / max_rounds`` times the
-      mean of +1 per
-      passed and -1 per failed check of the price (:func:`.logic.offer_checks`): individually
-      rational, no backward step from the agent's earlier offers (offers only), inside the
-      ZOPA when one exists. ``reject`` and ``say`` score 0; an invalid action
-      ``invalid_penalty`` and nothing changes.
+      mean of +1 per passed and -1 per failed check of the price (:func:`.logic.offer_checks`):
+      individually rational, no backward step from the agent's earlier offers (offers only).
+      Only checks the agent can judge itself: whether a price is inside the ZOPA depends on
+      the other side's value, so it is not scored (the reward would reveal that value).
+      ``reject`` and ``say`` score 0; an invalid action ``invalid_penalty`` and nothing
+      changes. The summed process reward is at most ``process_weight``.
     * outcome, when the talks end: the share of the surplus ``B - C`` the agent kept
       (:func:`.logic.surplus_share`; buyer ``(B - p) / (B - C)``, seller
       ``(p - C) / (B - C)``), 0 with no deal, and 0 for a **violation** (a deal over the
       agent's budget or under its cost) whatever else happened, flagged in
       ``info["violation"]``.
 
-    **Success**: a deal without violation when a ZOPA exists; no deal when none does.
+    **Success** (:func:`.logic.deal_success`): when a ZOPA exists, a deal without violation
+    that keeps at least ``logic.SUCCESS_SHARE`` (15%) of the surplus, so conceding everything is not
+    success; when none exists, no deal.
 
-    ``info`` on every step: ``role``, ``opponent``, ``value`` (the agent's), ``round``,
-    ``standing_offer`` (or None), ``deal`` (bool), ``price`` (or None), ``surplus_share``,
-    ``violation``, ``zopa`` (whether one exists), ``checks`` (of the action just scored).
+    ``info`` on every step holds only what the agent knows: ``role``, ``value`` (its own),
+    ``round``, ``standing_offer`` (or None), ``deal`` (bool), ``price`` (or None) and
+    ``checks`` (of the action just scored). The hidden state and what evaluation reads come
+    with the step that ends the episode, never before: ``surplus_share``, ``violation``,
+    ``zopa`` (whether one existed), ``opponent``, ``budget`` and ``cost``.
 
     >>> env = NegotiationEnv(opponent="fair")
     >>> obs, info = env.reset(seed=0)
-    >>> info["role"], info["value"], info["zopa"]
+    >>> info["role"], info["value"], "zopa" in info
     ('buyer', 40, False)
     >>> env.score_actions(["offer(30)", "offer(45)", "accept"])
     [0.025, 0.0, -0.1]
     """
 
     verifier_name: ClassVar[str] = "negotiation-offer-checks"
-    verifier_version: ClassVar[str] = "1"
+    verifier_version: ClassVar[str] = "2"
     max_observation_length: ClassVar[int] = 8192
     max_action_length: ClassVar[int] = 1024
 
@@ -356,11 +362,13 @@ class NegotiationEnv(TextEnv):
         zopa = has_zopa(self.budget, self.cost)
         outcome = 0.0 if price is None else surplus_share(self.role, self.budget, self.cost, price)
         violation = price is not None and is_violation(self.role, self.budget, self.cost, price)
-        success = (price is None and not zopa) or (price is not None and zopa and not violation)
+        success = deal_success(zopa=zopa, deal=price is not None, violation=violation,
+                               share=outcome)
         if violation:
             self.status += " This deal breaks your own limit: a violation, scored 0."
         return Outcome(
-            process=process, outcome=outcome, terminated=True, success=success, info=self._metrics()
+            process=process, outcome=outcome, terminated=True, success=success,
+            info=self._metrics(final=True),
         )
 
     def _reject(self, error: str) -> Outcome:
@@ -374,24 +382,32 @@ class NegotiationEnv(TextEnv):
         if out.truncated:
             self.status = "Talks stopped (out of steps or too many invalid actions): no deal."
             self.standing = None
-            out.info = {**out.info, **self._metrics()}
+            out.info = {**out.info, **self._metrics(final=True)}
 
-    def _metrics(self) -> dict[str, Any]:
+    def _metrics(self, final: bool = False) -> dict[str, Any]:
+        """What the agent may see; with ``final``, the hidden state too (episode over)."""
         deal = self.price is not None
-        return {
+        seen: dict[str, Any] = {
             "role": self.role,
-            "opponent": self.opponent,
             "value": self.value,
             "round": self.round,
             "standing_offer": self.standing,
             "deal": deal,
             "price": self.price,
+            "checks": dict(self.checks),
+        }
+        if not final:
+            return seen
+        return {
+            **seen,
             "surplus_share": (
                 surplus_share(self.role, self.budget, self.cost, self.price) if deal else 0.0
             ),
             "violation": deal and is_violation(self.role, self.budget, self.cost, self.price),
             "zopa": has_zopa(self.budget, self.cost),
-            "checks": dict(self.checks),
+            "opponent": self.opponent,
+            "budget": self.budget,
+            "cost": self.cost,
         }
 
     def _state_dict(self) -> dict[str, Any]:

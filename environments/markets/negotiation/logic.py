@@ -10,7 +10,11 @@ splits. Prices are in cents-rounded units between 0 and :data:`MAX_PRICE`.
 >>> is_violation("buyer", budget=100, cost=60, price=101)
 True
 >>> offer_checks("seller", budget=100, cost=60, price=80, previous=[90])
-{'rational': True, 'consistent': True, 'in_zopa': True}
+{'rational': True, 'consistent': True}
+>>> deal_success(zopa=True, deal=True, violation=False, share=0.05)
+False
+>>> net_concession([1.4, 0.2, 1.4, 0.2])
+0.8
 """
 
 from __future__ import annotations
@@ -28,10 +32,13 @@ __all__ = [
     "MAX_PRICE",
     "PRICE_GRID",
     "ROLES",
+    "SUCCESS_SHARE",
+    "deal_success",
     "draw_values",
     "has_zopa",
     "is_violation",
     "kept_share",
+    "net_concession",
     "offer_checks",
     "other_role",
     "parse_price",
@@ -50,6 +57,11 @@ BUDGET_SPREAD: tuple[int, int] = (-20, 60)
 MAX_PRICE: float = 10_000.0
 #: The offers listed in ``available_actions``: every 5 from 0 to 160 covers every value pair.
 PRICE_GRID: tuple[int, ...] = tuple(range(0, 161, 5))
+#: The least share of the surplus a deal must keep to count as success. Without it, offering
+#: one's own value every round "succeeded" 99.5% of the time while keeping nothing (issue 30).
+#: 0.15 stays reachable against every counterparty (the toughest leaves 0.16 from round 4) but
+#: is more than tit-for-tat gives a side that never moves (0.1).
+SUCCESS_SHARE: float = 0.15
 
 
 def other_role(role: str) -> str:
@@ -146,11 +158,13 @@ def offer_checks(
     * ``rational``: individually rational, within the side's own value;
     * ``consistent``: no backward step: a buyer never offers less than it offered before, a
       seller never asks more (``previous`` holds the side's earlier offers; vacuous if empty);
-    * ``in_zopa``: inside ``[cost, budget]`` when a ZOPA exists (absent from the dict when none
-      does, since no price is then inside it).
+
+    Only checks the offering side can judge from what it sees: whether a price lies inside
+    the zone of agreement depends on the other side's private value, so scoring it would
+    tell the agent that value through the reward (issue 30 found it in ``info`` too).
 
     >>> offer_checks("buyer", budget=100, cost=60, price=50, previous=[55])
-    {'rational': True, 'consistent': False, 'in_zopa': False}
+    {'rational': True, 'consistent': False}
     >>> offer_checks("buyer", budget=50, cost=60, price=40, previous=[])
     {'rational': True, 'consistent': True}
     """
@@ -159,16 +173,52 @@ def offer_checks(
         checks["consistent"] = all(price >= p for p in previous)
     else:
         checks["consistent"] = all(price <= p for p in previous)
-    if has_zopa(budget, cost):
-        checks["in_zopa"] = cost <= price <= budget
     return checks
+
+
+def net_concession(shares: Sequence[float]) -> float:
+    """How much of the surplus a side has really given up: its first offer's kept share minus
+    its last one's, each clipped to ``[0, 1]``, never below 0.
+
+    Clipped, because a share above 1 or below 0 is a price outside any zone of agreement:
+    moving between two such prices gives nothing up. Net, because a retreat (keeping more)
+    followed by the same drop again is no new concession; summing the drops alone let a
+    policy alternating far offers "concede" without end and drain tit-for-tat (issue 30).
+
+    >>> net_concession([0.9, 0.7, 0.8, 0.6])
+    0.3
+    >>> net_concession([5.0, 1.2, 5.0, 1.2]), net_concession([0.4, 0.9]), net_concession([])
+    (0.0, 0.0, 0.0)
+    """
+    if len(shares) < 2:
+        return 0.0
+    first, last = (min(1.0, max(0.0, s)) for s in (shares[0], shares[-1]))
+    return round(max(0.0, first - last), 12)
+
+
+def deal_success(*, zopa: bool, deal: bool, violation: bool, share: float) -> bool:
+    """Whether an episode's result counts as success: with a zone of agreement, a deal without
+    violation that keeps at least :data:`SUCCESS_SHARE` of the surplus; without one, no deal.
+
+    >>> deal_success(zopa=True, deal=True, violation=False, share=0.15)
+    True
+    >>> deal_success(zopa=False, deal=False, violation=False, share=0.0)
+    True
+    >>> deal_success(zopa=True, deal=False, violation=False, share=0.0)
+    False
+    """
+    if not zopa:
+        return not deal
+    return deal and not violation and share >= SUCCESS_SHARE - 1e-12
 
 
 def process_score(checks: dict[str, bool], weight: float) -> float:
     """``weight`` times the mean of +1 per passed and -1 per failed check (0 with none).
 
-    >>> process_score({"rational": True, "consistent": False, "in_zopa": True}, 0.3)
-    0.1
+    >>> process_score({"rational": True, "consistent": False}, 0.3)
+    0.0
+    >>> process_score({"rational": True, "consistent": True}, 0.3)
+    0.3
     """
     if not checks:
         return 0.0

@@ -153,7 +153,7 @@ class NegotiationParallelEnv(ParallelEnv):
                 rewards[seat] += self._outcome(seat)
         if truncated:
             self.status = "Talks stopped (out of steps or too many invalid actions): no deal."
-        obs, infos = self._observations(), self._infos(verdicts)
+        obs, infos = self._observations(), self._infos(verdicts, final=ended or truncated)
         terms = dict.fromkeys(self.agents, ended)
         truncs = dict.fromkeys(self.agents, truncated)
         if ended or truncated:
@@ -247,7 +247,11 @@ class NegotiationParallelEnv(ParallelEnv):
             lines.append(f"Steps left: {self.max_steps - self.steps}.")
         return "\n".join(lines)
 
-    def _infos(self, verdicts: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    def _infos(
+        self, verdicts: dict[str, dict[str, Any]], final: bool = False
+    ) -> dict[str, dict[str, Any]]:
+        # Whether a ZOPA exists is hidden state (it tells each seat about the other's value):
+        # only the step that ends the talks reports it.
         deal = self.price is not None
         infos = {}
         for seat in self.agents:
@@ -260,7 +264,8 @@ class NegotiationParallelEnv(ParallelEnv):
                 "price": self.price,
                 "surplus_share": self._outcome(seat),
                 "violation": deal and is_violation(seat, self.budget, self.cost, self.price),
-                "zopa": has_zopa(self.budget, self.cost),
                 "invalid_actions": self.invalid[seat],
             }
+            if final:
+                infos[seat]["zopa"] = has_zopa(self.budget, self.cost)
         return infos
