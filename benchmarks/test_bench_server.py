@@ -47,6 +47,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -55,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from bench_common import OursEpisode, bench_ours_steps, describe, make_ours, scaled
 from browsergym_peer import tree_cpu_s, venv_python, venv_version
@@ -809,3 +811,57 @@ def test_server_step_overhead(
         )
     finally:
         loop.run_until_complete(session.close())
+
+
+# --------------------------------------------------------------------------- health under load
+#: The world the heavy client builds (issue 33: scale 100-300 took 6-36 s and stalled /health).
+HEAVY_SCALE = 200
+
+
+def _health_ms(port: int) -> float:
+    """One ``GET /health`` on a new connection, in milliseconds (a plain socket)."""
+    start = time.perf_counter()
+    with socket.create_connection((HOST, port), timeout=REPLY_TIMEOUT) as s:
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    if not data.startswith(b"HTTP/1.1 200"):
+        raise BenchError(f"/health: {data[:100]!r}")
+    return (time.perf_counter() - start) * 1000
+
+
+def test_server_health_while_a_world_builds(benchmark: Any) -> None:
+    """``/health`` round trips while one client's reset builds a SearchQA world of scale
+    ``HEAVY_SCALE`` (a new server each time: the world cache would make a second build free).
+    ``extra_info["during_build"]`` is True when every timed round saw the build still running."""
+    port = free_port()
+    command = [sys.executable, "-m", "agentgym.cli", "serve", "agentgym/SearchQA-v0",
+               "--host", HOST, "--port", str(port)]
+    server = ServerProcess("agentgym serve (SearchQA)", command, port).start()
+    done = threading.Event()
+
+    def build(sid: str) -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.post(f"{server.url}/sessions/{sid}/reset", json={"seed": 0}, timeout=300)
+        done.set()
+
+    try:
+        made = httpx.post(f"{server.url}/sessions", timeout=30,
+                          json={"env_id": "agentgym/SearchQA-v0",
+                                "kwargs": {"scale": HEAVY_SCALE}}).json()
+        threading.Thread(target=build, args=(made["session_id"],), daemon=True).start()
+        time.sleep(1.0)  # the build is under way
+        describe(
+            benchmark,
+            group="server-health-during-world-build",
+            side="agentgym",
+            impl=f"agentgym serve, GET /health while a scale-{HEAVY_SCALE} SearchQA world builds",
+            unit="request",
+            primary=True,
+        )
+        benchmark.pedantic(lambda: _health_ms(port), setup=lambda: time.sleep(0.05),
+                           rounds=scaled(40))
+        benchmark.extra_info["during_build"] = not done.is_set()
+    finally:
+        server.stop()

@@ -46,6 +46,7 @@ client sends no headers: serve without ``--token`` (on a private network) for Op
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -59,11 +60,13 @@ from agentgym.server.sessions import Reply
 
 __all__ = ["OPENENV_PREFIX", "OpenEnvRoutes", "openenv_url", "split_openenv_path"]
 
+log = logging.getLogger("agentgym.server")
+
 #: The path every OpenEnv base URL starts with: ``{server}/openenv/{env_id}``.
 OPENENV_PREFIX = "/openenv/"
 
 #: ``run(op, session_id, body)``: one agentgym protocol op through the store (and metrics).
-RunOp = Callable[[str, "str | None", dict[str, Any]], Awaitable[Reply]]
+RunOp = Callable[..., Awaitable[Reply]]
 
 # What OpenEnv's ``State`` model holds (``episode_id``, ``step_count``), plus ours.
 _STATE_SCHEMA: dict[str, Any] = {
@@ -249,6 +252,9 @@ class OpenEnvRoutes:
             status, body = await handler(env_id, scope, receive)
         except ProtocolError as exc:
             status, body = exc.status, {"error": str(exc)}
+        except Exception:  # a bug, not bad input: one JSON line, never a stack trace
+            log.exception("OpenEnv %s %s failed", method, route)
+            status, body = 500, {"error": "internal server error"}
         return await _send(send, status, body)
 
     # ------------------------------------------------------------------ HTTP
@@ -345,6 +351,10 @@ class OpenEnvRoutes:
             return await conn.answer(kind, message.get("data", {}))
         except _OpenEnvError as exc:
             return {"type": "error", "data": {"message": str(exc), "code": exc.code}}
+        except Exception:  # a bug, not bad input: the connection (and its session) stay
+            log.exception("an OpenEnv message failed")
+            return {"type": "error", "data": {"message": "internal server error",
+                                              "code": "EXECUTION_ERROR"}}
 
 
 async def _read_json(receive: Receive, max_body: int) -> dict[str, Any]:

@@ -33,11 +33,14 @@ are answered one at a time, in order, each with its ``request_id``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_LIST",
     "MAX_REQUEST_ID",
     "MUTATING_OPS",
     "WS_OPS",
@@ -50,6 +53,10 @@ __all__ = [
 ]
 
 _ORJSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+#: Deepest JSON nesting read (orjson's own limit; the standard library is held to it too).
+MAX_DEPTH = 1024
+#: Longest list a request field may hold (``score``'s ``actions``): 413 beyond.
+MAX_LIST = 1024
 
 
 def dumps(value: Any) -> bytes:
@@ -68,19 +75,55 @@ def dumps(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode()
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+#: A run of digits orjson may read as a float (an integer outside 64 bits loses its value):
+#: such a text is parsed by the standard library, which keeps every integer exact.
+_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
+_LONG_DIGITS_STR = re.compile(r"\d{19}")
+
+
+def _std_loads(raw: str | bytes) -> Any:
+    try:
+        return json.loads(raw, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise ValueError(f"nesting deeper than {MAX_DEPTH} levels") from None
+    except UnicodeError as exc:
+        raise ValueError(f"not UTF-8: {exc}") from None
+
+
 def loads(raw: str | bytes) -> Any:
     """Parse JSON (orjson; the standard library for what only it reads, e.g. surrogates).
 
+    Integers keep their value at any size (orjson would read one past 64 bits as a float);
+    NaN and Infinity are refused, and so is nesting deeper than :data:`MAX_DEPTH`.
+
+    >>> loads(b'{"seed": 18446744073709551616}')["seed"] == 2**64
+    True
+    >>> loads(b"[" * 5000)
+    Traceback (most recent call last):
+    ...
+    ValueError: nesting deeper than 1024 levels
+
     Raises:
-        ValueError: ``raw`` is not JSON (orjson's message).
+        ValueError: ``raw`` is not JSON (one line saying why).
     """
+    pattern = _LONG_DIGITS_BYTES if isinstance(raw, (bytes, bytearray)) else _LONG_DIGITS_STR
+    if pattern.search(raw) is not None:
+        return _std_loads(raw)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        message = str(exc)
+        if "depth" in message:  # never recurse in the standard library on what orjson refused
+            raise ValueError(f"nesting deeper than {MAX_DEPTH} levels") from None
         try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise ValueError(str(exc)) from None
+            return _std_loads(raw)
+        except ValueError:
+            raise ValueError(message) from None
+
 
 #: Operations a WebSocket message may name (``create`` makes a session, ``close`` ends it).
 WS_OPS: tuple[str, ...] = (
@@ -181,5 +224,27 @@ def check_fields(op: str, body: dict[str, Any]) -> dict[str, Any]:
             raise ProtocolError(
                 f"{op}: field {name!r} must be {wanted}, got {type(value).__name__}"
             )
+        if isinstance(value, (list, dict)):
+            _check_lists(op, name, value)
         out[name] = value
     return out
+
+
+def _check_lists(op: str, name: str, value: list[Any] | dict[str, Any]) -> None:
+    """Refuse (413) a field holding a list longer than :data:`MAX_LIST`, at any depth.
+
+    >>> _check_lists("score", "actions", [["up"] * 2000])
+    Traceback (most recent call last):
+    ...
+    agentgym.server.protocol.ProtocolError: score: 'actions' holds a list of 2000; at most 1024
+    """
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            if len(item) > MAX_LIST:
+                raise ProtocolError(f"{op}: {name!r} holds a list of {len(item)}; at most "
+                                    f"{MAX_LIST}", 413)
+            stack.extend(x for x in item if isinstance(x, (list, dict)))
+        elif isinstance(item, dict):
+            stack.extend(x for x in item.values() if isinstance(x, (list, dict)))

@@ -2,16 +2,28 @@
 
 * Session ids come from :func:`secrets.token_urlsafe` and are never handed out twice (closed
   and expired ids are remembered, so a late request names its session as gone, not unknown).
-* A session's env calls run one at a time while other sessions run concurrently. An env
-  whose ``blocking_io`` is False (every :class:`agentgym.core.TextEnv` but the browser env) is
-  called inline on the event loop: the call has no ``await``, so nothing else runs during it,
-  and the session's :class:`asyncio.Lock` is taken only on the slow path (when it is held, or
-  the session has to expire). Any other env (``blocking_io`` True or absent) is called in a
-  worker thread under the lock.
+* A session's env calls run one at a time while other sessions run concurrently. A ``step``
+  (and ``state``, and a ``score`` of at most :data:`INLINE_SCORE` actions) of an env whose
+  ``blocking_io`` is False (every :class:`agentgym.core.TextEnv` but the browser and terminal
+  envs) is called inline on the event loop: the call has no ``await``, so nothing else runs
+  during it, and the session's :class:`asyncio.Lock` is taken only on the slow path. Every
+  other call (building the env, ``reset``, which may build a SearchQA world, ``set_state``,
+  ``oracle``, a larger ``score``, and any call of a ``blocking_io`` env) runs in a worker
+  thread of :class:`CallPool` under the lock, so the loop keeps answering other clients
+  (``/health`` included). A session whose inline step once takes longer than
+  :data:`SLOW_INLINE` seconds has all its later calls moved to the threads.
+* A call in a thread has ``call_timeout`` seconds: past it, the request is answered 504 and
+  the session is closed (its env is closed when the call finally returns; until then it still
+  counts against ``max_sessions``).
 * A mutating request (create, reset, step, set_state, close) with a ``request_id`` already
   answered in that session is not applied again: the stored reply is sent (the last
   ``replay_window`` replies per session are kept). A retry after a dropped connection
-  therefore neither loses nor doubles a step.
+  therefore neither loses nor doubles a step. The id is bound to its request: the same id with
+  another op or other fields is refused with 409, naming what differs.
+* A create's request id is scoped to its client: to the ``client_token`` field when the body
+  carries one (:class:`agentgym.remote.RemoteEnv` sends a random one per env, so its retry on
+  a new connection finds its reply), else to the connection (``client`` passed to
+  :meth:`SessionStore.handle`). Another client reusing the id makes a session of its own.
 * ``max_sessions`` bounds the live sessions: a create beyond it is answered 503 with
   ``Retry-After``. A session idle for ``idle_timeout`` seconds is closed.
 
@@ -27,8 +39,11 @@ Every call returns a :class:`Reply` (status, JSON body, headers); errors are one
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import queue
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -36,17 +51,95 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
-from starlette.concurrency import run_in_threadpool
 
 from agentgym.envinfo import check_kwargs, env_creator
-from agentgym.server.protocol import MUTATING_OPS, ProtocolError, check_fields, parse_request_id
+from agentgym.server.protocol import (
+    MAX_REQUEST_ID,
+    MUTATING_OPS,
+    ProtocolError,
+    check_fields,
+    parse_request_id,
+)
 
-__all__ = ["Reply", "Session", "SessionStore", "describe_env"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "CallPool", "Reply", "Session", "SessionStore",
+           "describe_env"]
 
 log = logging.getLogger("agentgym.server")
 
 #: Kwargs that would make a server session a client of another server: refused.
 _REMOTE_KWARGS = frozenset({"server_url", "token", "retry_for"})
+#: Seconds one env call in a worker thread may take (building the largest SearchQA world,
+#: scale 742, takes about two minutes on one core).
+DEFAULT_CALL_TIMEOUT = 300.0
+#: A ``score`` of at most this many actions runs inline (a larger one in a thread).
+INLINE_SCORE = 32
+#: An inline call slower than this (seconds) moves its session's later calls to the threads.
+SLOW_INLINE = 0.05
+#: Ops that may run inline on the event loop (the rest always run in a worker thread).
+_INLINE_OPS = frozenset({"step", "state", "score"})
+
+
+class CallPool:
+    """Daemon worker threads for env calls that may take long, each awaited with a time limit.
+
+    Daemon threads, not a :class:`concurrent.futures.ThreadPoolExecutor`: the interpreter
+    waits for an executor's threads at exit, so one runaway call would keep a SIGTERMed
+    server alive until it ended.
+
+    >>> pool = CallPool(2)
+    >>> asyncio.run(pool.call(sum, [1, 2], timeout=5.0))
+    3
+    """
+
+    def __init__(self, threads: int = 32) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.threads = threads
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._started = 0
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        """Run ``fn(*args)`` in a worker thread; the future settles on the calling loop."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        with self._lock:
+            if self._idle > 0:  # a waiting worker takes it
+                self._idle -= 1
+            elif self._started < self.threads:
+                self._started += 1
+                threading.Thread(target=self._work, name=f"agentgym-call-{self._started}",
+                                 daemon=True).start()
+        self._queue.put((loop, future, fn, args))
+        return future
+
+    async def call(self, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
+        """``fn(*args)`` in a thread; :class:`TimeoutError` after ``timeout`` seconds (the call
+        itself runs on to its end: a thread cannot be stopped)."""
+        future = self.submit(fn, *args)
+        return await asyncio.wait_for(asyncio.shield(future), timeout)
+
+    def _work(self) -> None:
+        while True:
+            loop, future, fn, args = self._queue.get()
+            try:
+                result, error = fn(*args), None
+            except BaseException as exc:  # handed to the awaiting coroutine
+                result, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(_settle, future, result, error)
+            with self._lock:
+                self._idle += 1
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +162,23 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Env calls run on the event loop (the env's ``blocking_io`` is False), not in a thread.
     inline: bool = False
-    replies: OrderedDict[str, Reply] = field(default_factory=OrderedDict)
+    #: request id -> (op, the fields it was sent with, the reply).
+    replies: OrderedDict[str, tuple[str, dict[str, Any], Reply]] = field(
+        default_factory=OrderedDict)
+
+
+def _mismatch(rid: str, op: str, fields: dict[str, Any], seen_op: str,
+              seen: dict[str, Any]) -> Reply | None:
+    """None when a reused ``rid`` repeats its request, else the 409 naming what differs."""
+    if op == seen_op and fields == seen:
+        return None
+    if op != seen_op:
+        what = f"op {seen_op!r}, not {op!r}"
+    else:
+        names = sorted(k for k in set(fields) | set(seen) if fields.get(k) != seen.get(k))
+        what = f"{seen_op} with other {', '.join(repr(n) for n in names)}"
+    return Reply(409, {"error": f"request_id {rid!r} was already used for {what}; a new "
+                                "request needs a new request_id", "type": "RequestIdReused"})
 
 
 def _space(space: Any) -> dict[str, Any]:
@@ -126,6 +235,9 @@ class SessionStore:
         max_sessions: live sessions allowed at once (503 + ``Retry-After`` beyond).
         idle_timeout: seconds without a request after which a session is closed.
         replay_window: replies remembered per session for request-id dedupe.
+        call_timeout: seconds one env call in a worker thread may take (504 beyond, and the
+            session is closed).
+        threads: worker threads for env calls.
         clock: seconds, monotonic (tests pass a fake one).
     """
 
@@ -136,6 +248,8 @@ class SessionStore:
         max_sessions: int = 256,
         idle_timeout: float = 600.0,
         replay_window: int = 64,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        threads: int = 32,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not env_ids:
@@ -146,28 +260,40 @@ class SessionStore:
             raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
         if idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be > 0, got {idle_timeout}")
+        if call_timeout <= 0:
+            raise ValueError(f"call_timeout must be > 0, got {call_timeout}")
         self.env_ids = tuple(dict.fromkeys(env_ids))
         self.max_sessions = max_sessions
         self.idle_timeout = float(idle_timeout)
         self.replay_window = replay_window
+        self.call_timeout = float(call_timeout)
+        self.pool = CallPool(threads)
         self.clock = clock
         self.sessions: dict[str, Session] = {}
-        self._reserved = 0  # creates under way (counted against the capacity)
+        self._reserved = 0  # creates under way and calls past their limit (count as sessions)
         self._gone: OrderedDict[str, str] = OrderedDict()  # closed/expired id -> why
-        self._created: OrderedDict[str, Reply] = OrderedDict()  # create request id -> reply
-        self._creating: dict[str, asyncio.Future[Reply]] = {}
+        # (client scope, create request id) -> (fields, reply), and the creates under way.
+        self._created: OrderedDict[tuple[Any, str], tuple[dict[str, Any], Reply]] = (
+            OrderedDict())
+        self._creating: dict[tuple[Any, str], tuple[dict[str, Any], asyncio.Future[Reply]]] = {}
         self.created_total = 0
         self.expired_total = 0
+        self.timed_out_total = 0
 
     # ------------------------------------------------------------------ entry point
-    async def handle(self, op: str, session_id: str | None, body: dict[str, Any]) -> Reply:
+    async def handle(
+        self, op: str, session_id: str | None, body: dict[str, Any], client: Any = None
+    ) -> Reply:
         """Run one operation; never raises for bad input (the reply says what was wrong).
+
+        ``client`` names the connection the request came on (any hashable); it scopes the
+        request ids of creates that carry no ``client_token``.
 
         A mutating operation runs in a task of its own that a cancelled request (a client that
         hung up) does not stop: once begun, it is applied and its reply stored, so the retry
         finds the reply instead of applying the request a second time.
         """
-        if op in _OPS:
+        if op in _INLINE_OPS:
             # The fast path (benchmark rows server-{http,ws}-16-clients): no task, no lock, no
             # thread. It runs to its end without yielding, so a cancelled request cannot
             # interrupt it and the shield below is not needed.
@@ -175,15 +301,18 @@ class SessionStore:
             if reply is not None:
                 return reply
         if op in MUTATING_OPS:
-            return await asyncio.shield(asyncio.ensure_future(self._handle(op, session_id, body)))
-        return await self._handle(op, session_id, body)
+            return await asyncio.shield(asyncio.ensure_future(
+                self._handle(op, session_id, body, client)))
+        return await self._handle(op, session_id, body, client)
 
-    async def _handle(self, op: str, session_id: str | None, body: dict[str, Any]) -> Reply:
+    async def _handle(
+        self, op: str, session_id: str | None, body: dict[str, Any], client: Any
+    ) -> Reply:
         try:
             rid = parse_request_id(body)
             fields = check_fields(op, body)
             if op == "create":
-                return await self._create(fields, rid)
+                return await self._create(fields, rid, _create_scope(body, client))
             if not isinstance(session_id, str) or not session_id:
                 raise ProtocolError(f"{op}: missing session_id")
             if op == "close":
@@ -193,12 +322,16 @@ class SessionStore:
             return Reply(exc.status, {"error": str(exc)}, exc.headers)
 
     # ------------------------------------------------------------------ create / close
-    async def _create(self, fields: dict[str, Any], rid: str | None) -> Reply:
+    async def _create(self, fields: dict[str, Any], rid: str | None, scope: Any) -> Reply:
+        key = (scope, rid)
         if rid is not None:
-            if rid in self._created:
-                return self._created[rid]
-            if rid in self._creating:  # the first try is still building the env
-                return await asyncio.shield(self._creating[rid])
+            if key in self._created:
+                seen, reply = self._created[key]
+                return _mismatch(rid, "create", fields, "create", seen) or reply
+            if key in self._creating:  # the first try is still building the env
+                seen, pending = self._creating[key]
+                return (_mismatch(rid, "create", fields, "create", seen)
+                        or await asyncio.shield(pending))
         env_id, kwargs = fields["env_id"], dict(fields["kwargs"] or {})
         if env_id not in self.env_ids:
             raise ProtocolError(
@@ -218,7 +351,7 @@ class SessionStore:
         future: asyncio.Future[Reply] | None = None
         if rid is not None:
             future = asyncio.get_running_loop().create_future()
-            self._creating[rid] = future
+            self._creating[key] = (fields, future)
         self._reserved += 1
         reply = Reply(500, {"error": "the session could not be created"})
         try:
@@ -226,8 +359,8 @@ class SessionStore:
         finally:
             self._reserved -= 1
             if rid is not None:
-                self._creating.pop(rid, None)
-                self._remember_create(rid, reply)
+                self._creating.pop(key, None)
+                self._remember_create(key, fields, reply)
             if future is not None:  # a retry waiting on this try gets the same reply
                 future.set_result(reply)
         return reply
@@ -240,9 +373,14 @@ class SessionStore:
             env = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
             return env, describe_env(env)
 
+        future = self.pool.submit(build)
         try:
-            env, described = await run_in_threadpool(build)
+            env, described = await asyncio.wait_for(asyncio.shield(future),
+                                                    self.call_timeout)
         except Exception as exc:
+            if isinstance(exc, TimeoutError) and not future.done():
+                self._outlive(future, lambda built: built[0].close())
+                return self._timed_out("building the env")
             return _error(exc)
         sid = secrets.token_urlsafe(16)
         while sid in self.sessions or sid in self._gone:  # never reuse an id
@@ -252,8 +390,28 @@ class SessionStore:
         self.created_total += 1
         return Reply(200, {"session_id": sid, "env_id": env_id, "env": described})
 
-    def _remember_create(self, rid: str, reply: Reply) -> None:
-        self._created[rid] = reply
+    def _timed_out(self, what: str, sid: str | None = None) -> Reply:
+        self.timed_out_total += 1
+        closed = f"; session {sid!r} is closed" if sid else ""
+        return Reply(504, {"error": f"{what} ran past the server's limit of "
+                                    f"{self.call_timeout:g} s for one env call{closed}",
+                           "type": "Timeout"})
+
+    def _outlive(self, future: asyncio.Future[Any], cleanup: Callable[[Any], Any]) -> None:
+        """A call past its limit runs on in its thread: it counts against ``max_sessions``
+        until it ends, and then what it made (or used) is cleaned up, in a thread."""
+        self._reserved += 1
+
+        def done(f: asyncio.Future[Any]) -> None:
+            self._reserved -= 1
+            if not f.cancelled() and f.exception() is None:
+                self.pool.submit(_quietly, cleanup, f.result())
+
+        future.add_done_callback(done)
+
+    def _remember_create(self, key: tuple[Any, str], fields: dict[str, Any],
+                         reply: Reply) -> None:
+        self._created[key] = (fields, reply)
         while len(self._created) > self.max_sessions + 1024:  # a retry comes soon or never
             self._created.popitem(last=False)
 
@@ -268,13 +426,19 @@ class SessionStore:
                 await self._drop(session, "closed")
         return Reply(200, {"closed": True, "session_id": sid})
 
-    async def _drop(self, session: Session, why: str) -> None:
+    def _forget(self, session: Session, why: str) -> None:
         self.sessions.pop(session.id, None)
         self._gone[session.id] = why
         while len(self._gone) > 100_000:
             self._gone.popitem(last=False)
+
+    async def _drop(self, session: Session, why: str, timeout: float | None = None) -> None:
+        self._forget(session, why)
+        future = self.pool.submit(session.env.close)
         try:
-            await run_in_threadpool(session.env.close)
+            await asyncio.wait_for(asyncio.shield(future), timeout or self.call_timeout)
+        except TimeoutError:
+            log.warning("closing session %s ran past its limit", session.id)
         except Exception:
             log.exception("closing session %s failed", session.id)
 
@@ -290,10 +454,15 @@ class SessionStore:
         self.expired_total += len(stale)
         return len(stale)
 
-    async def close_all(self) -> None:
-        """Close every session (server shutdown)."""
-        for session in list(self.sessions.values()):
-            await self._drop(session, "closed at shutdown")
+    async def close_all(self, timeout: float = 2.0) -> None:
+        """Close every session (server shutdown), waiting at most ``timeout`` seconds: a
+        session whose call is still running in a thread is left to the process exit."""
+        sessions = list(self.sessions.values())
+        for session in sessions:
+            self._forget(session, "closed at shutdown")
+        idle = [self.pool.submit(_quietly, s.env.close) for s in sessions if not s.lock.locked()]
+        if idle:
+            await asyncio.wait(idle, timeout=timeout)
 
     # ------------------------------------------------------------------ session ops
     def _session(self, sid: str) -> Session:
@@ -307,7 +476,7 @@ class SessionStore:
 
     def _inline(self, op: str, sid: str | None, body: dict[str, Any]) -> Reply | None:
         """``op`` run at once on the event loop, or None: take the slow path (the session is
-        unknown, gone, due to expire, busy, or its env blocks)."""
+        unknown, gone, due to expire, busy, its env blocks, or the call may take long)."""
         session = self.sessions.get(sid) if isinstance(sid, str) else None
         if session is None or not session.inline or session.lock.locked():
             return None
@@ -319,22 +488,32 @@ class SessionStore:
             fields = check_fields(op, body)
         except ProtocolError as exc:
             return Reply(exc.status, {"error": str(exc)}, exc.headers)
+        if op == "score" and len(fields["actions"]) > INLINE_SCORE:
+            return None
         remember = rid is not None and op in MUTATING_OPS
         if remember:
             seen = session.replies.get(rid)
             if seen is not None:
                 session.last_used = now
-                return seen
+                return _mismatch(rid, op, fields, seen[0], seen[1]) or seen[2]
+        start = time.perf_counter()
         reply = _call(op, session.env, fields)
-        self._finish(session, rid if remember else None, reply)
+        if time.perf_counter() - start > SLOW_INLINE:
+            # This env's calls can take long: from now on they run in a thread.
+            session.inline = False
+            log.warning("session %s (%s): a %s took %.2f s on the event loop; its calls now "
+                        "run in a thread", session.id, session.env_id, op,
+                        time.perf_counter() - start)
+        self._finish(session, op, fields, rid if remember else None, reply)
         return reply
 
-    def _finish(self, session: Session, rid: str | None, reply: Reply) -> None:
+    def _finish(self, session: Session, op: str, fields: dict[str, Any], rid: str | None,
+                reply: Reply) -> None:
         """Mark ``session`` used and remember ``reply`` under ``rid`` (unless None)."""
         session.last_used = self.clock()
         if rid is not None:
             replies = session.replies
-            replies[rid] = reply
+            replies[rid] = (op, fields, reply)
             if len(replies) > self.replay_window:
                 replies.popitem(last=False)
 
@@ -355,13 +534,41 @@ class SessionStore:
                 raise ProtocolError(f"session {sid!r} is gone ({self._gone.get(sid)})", 404)
             if remember and rid in session.replies:
                 session.last_used = self.clock()
-                return session.replies[rid]
-            if session.inline:
+                seen_op, seen, reply = session.replies[rid]
+                return _mismatch(rid, op, fields, seen_op, seen) or reply
+            if (session.inline and op in _INLINE_OPS
+                    and not (op == "score" and len(fields["actions"]) > INLINE_SCORE)):
                 reply = _call(op, session.env, fields)
             else:
-                reply = await run_in_threadpool(_call, op, session.env, fields)
-            self._finish(session, rid if remember else None, reply)
+                future = self.pool.submit(_call, op, session.env, fields)
+                try:
+                    reply = await asyncio.wait_for(asyncio.shield(future), self.call_timeout)
+                except TimeoutError:
+                    self._forget(session, f"its {op} ran past the {self.call_timeout:g} s "
+                                          "limit for one env call")
+                    self._outlive(future, lambda _: session.env.close())
+                    return self._timed_out(f"the {op}", sid)
+            self._finish(session, op, fields, rid if remember else None, reply)
             return reply
+
+
+def _quietly(fn: Callable[..., Any], *args: Any) -> None:
+    try:
+        fn(*args)
+    except Exception:
+        log.exception("cleaning up after an env call failed")
+
+
+def _create_scope(body: dict[str, Any], client: Any) -> Any:
+    """What a create's request id is scoped to: the body's ``client_token``, else the
+    connection."""
+    token = body.get("client_token")
+    if token is None:
+        return ("connection", client)
+    if not isinstance(token, str) or not token or len(token) > MAX_REQUEST_ID:
+        raise ProtocolError(f"client_token must be a non-empty string of at most "
+                            f"{MAX_REQUEST_ID} characters")
+    return ("token", token)
 
 
 # ---------------------------------------------------------------------- env calls

@@ -31,7 +31,7 @@ from .questions import Knobs, make_questions
 from .retrieval import PassageIndex, fold
 from .rewards import gold_share, search_gain
 from .turns import format_turn, parse_turn
-from .world import World, build_world
+from .world import MAX_SCALE, World, build_world
 
 __all__ = ["QUESTIONS_PER_WORLD", "SPLITS", "TEST_WORLDS", "SearchQAEnv", "load_task"]
 
@@ -207,7 +207,7 @@ class SearchQAEnv(TextEnv):
         self.described = _bool("described", described)
         self.paraphrase = _bool("paraphrase", paraphrase)
         self.comparison = _bool("comparison", comparison)
-        self.scale = check_range("scale", scale, 1, 1000)
+        self.scale = check_range("scale", scale, 1, MAX_SCALE)
         self.corpus, self.questions = corpus, questions
         self._knobs = Knobs(self.min_hops, self.max_hops, self.described, self.paraphrase,
                             self.comparison)

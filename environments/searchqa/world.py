@@ -31,6 +31,7 @@ from .corpus import Passage
 
 __all__ = [
     "KINDS",
+    "MAX_SCALE",
     "RELATIONS",
     "Entity",
     "Relation",
@@ -101,6 +102,17 @@ WORK_TYPES = {"novel": ("written", "novelist", "published"),
               "opera": ("composed", "composer", "staged")}
 GENRES = ("comedy", "tragedy", "mystery", "romance", "satire", "fantasy", "thriller", "epic")
 CURRENCIES = ("crown", "mark", "florin", "ducat", "thaler", "lira", "real", "guilder")
+
+#: Distinct city names (one syllable and an ending: 24 x 9 x 11 x 10); every city needs its own.
+CITY_NAMES = len(_ONSETS) * len(_VOWELS) * len(set(_CODAS)) * len(_CITY_ENDS)
+#: The largest ``scale`` a world can be built at: cities are the scarcest names (32 a scale),
+#: and a scale past this one would draw forever for a name that does not exist.
+MAX_SCALE = CITY_NAMES // KINDS["city"]
+#: Draws of one name before giving up (a bound, not a budget: at ``MAX_SCALE`` the last city
+#: name is found in about 1,500 draws on average).
+_NAME_TRIES = 1_000_000
+#: Draws of one distractor mention before giving up (every pool holds dozens of candidates).
+_MENTION_TRIES = 100_000
 
 
 @dataclass(slots=True)
@@ -187,7 +199,7 @@ class _Names:
         self.tokens: set[str] = set()
 
     def _fresh(self, make, suffix: str = "") -> str:
-        while True:
+        for _ in range(_NAME_TRIES):
             stem = make()
             name = f"{stem}{suffix}"
             words = stem.lower().split()
@@ -196,6 +208,8 @@ class _Names:
                 self.used.add(name)
                 self.tokens.update(words)
                 return name
+        raise ValueError(f"no unused name left after {_NAME_TRIES:,} draws ({len(self.used):,} "
+                         f"names taken); a world of scale <= {MAX_SCALE} has enough")
 
     def country(self) -> str:
         return self._fresh(lambda: (_word(self.d, 1 + self.d.below(2))
@@ -358,12 +372,16 @@ def build_world(seed: int, *, scale: int = 1, namesakes: bool = False) -> World:
     """The world of ``seed``: the same entities, passages and ids on every machine.
 
     ``scale`` multiplies every entity count (a scale-1 world has 188 entities and 376
-    passages; 270 gives about 100,000 passages).
+    passages; 270 gives about 100,000 passages), up to :data:`MAX_SCALE` (742: there are
+    23,760 distinct city names, 32 a scale); a larger one is refused before any draw.
 
     >>> a, b = build_world(3), build_world(3)
     >>> a.passages[5] == b.passages[5], a.passages[5] == build_world(4).passages[5]
     (True, False)
     """
+    if not 1 <= scale <= MAX_SCALE:
+        raise ValueError(f"scale must be in [1, {MAX_SCALE}] (a world needs 32 distinct city "
+                         f"names a scale, and there are {CITY_NAMES:,}), got {scale}")
     d = Draws(np.random.default_rng([seed, _WORLD_STREAM]))
     entities = _entities(d, scale)
     if namesakes:
@@ -385,8 +403,12 @@ def build_world(seed: int, *, scale: int = 1, namesakes: bool = False) -> World:
                     # A mention of an unrelated entity: a distractor for searches of its name,
                     # never a link of a question's chain.
                     pool = [x for kind in kinds for x in of_kind[kind]]
-                    while other is None or other.key in near[e.key]:
+                    for _ in range(_MENTION_TRIES):
                         other = pool[d.below(len(pool))]
+                        if other.key not in near[e.key]:
+                            break
+                    else:
+                        raise ValueError(f"no entity unrelated to {e.key} among {len(pool)}")
                     said.append(other.key)
                 sentences.append(template.format(n=e.name, o=other.mention if other else ""))
             d.shuffle(sentences)
