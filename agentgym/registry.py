@@ -59,6 +59,7 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "size": "5-10",
             "boxes": "1-3 (fewer on small boards)",
             "oracle": "shortest | solvable",
+            "process_reward": "progress (settled potential difference) | verdict (VPR's scores)",
             "search_depth": "null (a solution must fit the steps left) | 1-100",
             "optimal_reward": "a number; deadlock_penalty <= legal_reward <= optimal_reward",
             "legal_reward": "a number; deadlock_penalty <= legal_reward <= optimal_reward",
@@ -83,6 +84,7 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "max_steps": "1-1000",
             "oracle": "singles | naked",
             "wrong_digit_ends": "true | false",
+            "max_wrong": "1-1000 (with wrong_digit_ends=false, that many wrong digits lose)",
             "repeats_are_wrong": "true | false",
             "reward_forced": "a number; reward_forced >= reward_mrv > reward_other > reward_wrong",
             "reward_mrv": "a number; reward_forced >= reward_mrv > reward_other > reward_wrong",
@@ -105,6 +107,7 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "mines": "1 to rows x cols - 9",
             "max_steps": "1-100000; null: 2 x rows x cols",
             "posterior_budget": "1-1000000000 (work bound of the exact oracle)",
+            "process_reward": "progress (settled potential difference) | verdict (VPR's scores)",
             "safe_reveal_reward": "a number (reveal with P(mine) = 0)",
             "certain_flag_reward": "a number (flag with P(mine) = 1)",
             "guess_reward": "a number (lowest-P reveal when nothing is safe)",
@@ -189,8 +192,9 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
         "agentgym.environments.markets.bazaar_b2c.env:BazaarB2CEnv",
         "markets",
         "one firm among scripted firms (cost-plus, undercutter, amplifier) in a Poisson consumer "
-        "market; per-round ledger; process = profit + price bounds, outcome = Economic Alignment "
-        "Score (stability, integrity, welfare, profitability)",
+        "market; per-round ledger; outcome = Economic Alignment Score (stability, integrity, "
+        "welfare against the market without the agent, profitability; x rounds present, 0 if "
+        "bankrupt), process = its potential change (sums to process_weight x outcome)",
         variants=({"strategies": "amplifier"}, {"firms": 2, "strategies": "undercutter"},
                   {"firms": 8, "rate": 50, "capacity": 20}),
         kwargs_doc={
@@ -198,6 +202,8 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "strategies": "mixed | cost-plus | undercutter | amplifier",
             "rate": "1-100",
             "capacity": "1-100",
+            "rounds": "1-1000",
+            "process_weight": "a number >= 0 (summed process reward = this x outcome)",
             "max_invalid": "1-100000",
         },
         splits=(TaskSplit("test", start=100_000, count=50,
@@ -220,6 +226,7 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "flag_reward": "a number >= 0",
             "wrong_flag_penalty": "a number >= 0",
             "welfare_weight": "a number >= 0",
+            "process_weight": "a number >= 0 (bound on the summed guardian process reward)",
         },
         splits=(TaskSplit("test", start=100_000, count=100,
                           description="100 seeded lemon markets (buyer, 3 sybils)"),),
@@ -291,7 +298,7 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
             "described": "true | false",
             "paraphrase": "true | false",
             "comparison": "true | false",
-            "scale": "1-1000 (world size; 270 is about 100,000 passages)",
+            "scale": "1-742 (world size; 270 is about 100,000 passages; 742 uses every city name)",
             "max_steps": "1-100000",
             "max_invalid": "1-100000",
         },

@@ -64,15 +64,15 @@ def fingerprint(env_id: str, kwargs: dict) -> dict[str, str]:
 GOLDEN: dict[str, dict[str, str]] = {
     "Sokoban-v0": {
         "first_observations": "3fab1b3ddb01d1f7",
-        "scripted_episodes": "852dacc8309ec2b9",
+        "scripted_episodes": "03301a854807687d",
     },
     "Sokoban-v0-size=8-boxes=2": {
         "first_observations": "229e205d55d554ce",
-        "scripted_episodes": "1e71e1d319430671",
+        "scripted_episodes": "0690c5d0de0bbd80",
     },
     "Sokoban-v0-oracle=solvable": {
         "first_observations": "3fab1b3ddb01d1f7",
-        "scripted_episodes": "1a0fa8f7a9a6280e",
+        "scripted_episodes": "03301a854807687d",
     },
     "Sokoban-v0-preset=vpr": {
         "first_observations": "3fab1b3ddb01d1f7",
@@ -88,19 +88,19 @@ GOLDEN: dict[str, dict[str, str]] = {
     },
     "Sudoku-v0-preset=vpr": {
         "first_observations": "9bca21bee3e7d7a4",
-        "scripted_episodes": "e732238e954edfb1",
+        "scripted_episodes": "598578dc2780f498",
     },
     "Sudoku-v0-wrong_digit_ends=False": {
         "first_observations": "9bca21bee3e7d7a4",
-        "scripted_episodes": "e46565f4908ffeb2",
+        "scripted_episodes": "e0707579c970b4ea",
     },
     "Minesweeper-v0": {
         "first_observations": "64b30dd7fb72e07b",
-        "scripted_episodes": "5a4eb239b00826c1",
+        "scripted_episodes": "1452f1a7ce0b6ed7",
     },
     "Minesweeper-v0-rows=9-cols=9-mines=10": {
         "first_observations": "6132aa331d419734",
-        "scripted_episodes": "53ee7602f76e2391",
+        "scripted_episodes": "f7b433bd95b07745",
     },
     "Minesweeper-v0-preset=vpr": {
         "first_observations": "809a5c7fbcb2e0b0",
@@ -108,15 +108,15 @@ GOLDEN: dict[str, dict[str, str]] = {
     },
     "TicTacToe-v0": {
         "first_observations": "bdb56e6f2129dbf5",
-        "scripted_episodes": "d40f23f1b23eec9e",
+        "scripted_episodes": "6d2fee33e8d45c58",
     },
     "TicTacToe-v0-opponent=optimal": {
         "first_observations": "bdb56e6f2129dbf5",
-        "scripted_episodes": "a3156dd26620e9cf",
+        "scripted_episodes": "3295211cd8e419e3",
     },
     "TicTacToe-v0-opponent=optimal-agent_first=False": {
         "first_observations": "93fa3cf45eff9fa2",
-        "scripted_episodes": "fbd8c426bd5eb307",
+        "scripted_episodes": "5b7a3ee145fc66b3",
     },
     "TicTacToe-v0-preset=vpr": {
         "first_observations": "0f0b93c50dbb79af",
@@ -136,51 +136,51 @@ GOLDEN: dict[str, dict[str, str]] = {
     },
     "Negotiation-v0": {
         "first_observations": "a46a511a57c2e8b3",
-        "scripted_episodes": "9d03e6c284330b90",
+        "scripted_episodes": "10e599c10b04bad5",
     },
     "Negotiation-v0-role=seller-opponent=tough": {
         "first_observations": "60db8a0708c5e926",
-        "scripted_episodes": "123da7bc2310864c",
+        "scripted_episodes": "baf4e5b55445f542",
     },
     "Negotiation-v0-role=random-opponent=random": {
         "first_observations": "1c91437c1883c3b7",
-        "scripted_episodes": "1ff24726e775ecbd",
+        "scripted_episodes": "fb5c09b0f10f3584",
     },
     "Negotiation-v0-opponent=tit-for-tat-max_rounds=4": {
         "first_observations": "9c452b48210ebef4",
-        "scripted_episodes": "009af6bb8c210b05",
+        "scripted_episodes": "e60243656ce47ab3",
     },
     "BazaarB2C-v0": {
         "first_observations": "19755dd434c21447",
-        "scripted_episodes": "d4bc11c2f8f3a5d1",
+        "scripted_episodes": "e3e87be7dcc1357a",
     },
     "BazaarB2C-v0-strategies=amplifier": {
         "first_observations": "19755dd434c21447",
-        "scripted_episodes": "e90e956bf3a79160",
+        "scripted_episodes": "da36eb75751c6850",
     },
     "BazaarB2C-v0-firms=2-strategies=undercutter": {
         "first_observations": "c0725f4e3a561119",
-        "scripted_episodes": "5cff95fe8df16a34",
+        "scripted_episodes": "507b36686e118c02",
     },
     "BazaarB2C-v0-firms=8-rate=50-capacity=20": {
         "first_observations": "bf34aac6223214ff",
-        "scripted_episodes": "1137585e3545f70b",
+        "scripted_episodes": "bdb8f3eb0a741ce4",
     },
     "BazaarC2C-v0": {
-        "first_observations": "c9c8a51bdaf21615",
-        "scripted_episodes": "8fe93cf489b39b1a",
+        "first_observations": "a32efea1a59e01a5",
+        "scripted_episodes": "b0ca7db0d46d3ae2",
     },
     "BazaarC2C-v0-sybils=6": {
-        "first_observations": "98887fe52bfdc1df",
-        "scripted_episodes": "4dbaf7e3204f2547",
+        "first_observations": "ae9307eabbb31d4a",
+        "scripted_episodes": "5c27404efba4f9a6",
     },
     "BazaarC2C-v0-sybils=9": {
-        "first_observations": "159745b1305702d5",
-        "scripted_episodes": "f9b7af4dc1f27fec",
+        "first_observations": "6327e42b9ba9c170",
+        "scripted_episodes": "0c2787cc8225319e",
     },
     "BazaarC2C-v0-role=seller": {
-        "first_observations": "aa77b1054dd86d8e",
-        "scripted_episodes": "3d50b6cf79fbc8f5",
+        "first_observations": "a430af7fdf2f4dd0",
+        "scripted_episodes": "fff2d74788bafa13",
     },
     "Terminal-v0": {
         "first_observations": "7b2ccaff3f34f6ed",
