@@ -65,8 +65,15 @@ def test_incremental_rebuilds(work):
     assert out.stdout == "1 1 1002 in.txt\n"
 
 
+def version_of_build(work: Path) -> str:
+    return agent.run(["python3", "dist/wc.pyz", "--version"], cwd=str(work), timeout=10).stdout
+
+
 def test_make_test_and_clean(work):
+    # `make test` builds when needed: from a clean tree, and again after `make clean`
     make(work, "test")
+    assert version_of_build(work) == "wordcount 1.4.0\n"
     make(work, "clean")
     assert not (work / "build").exists() and not (work / "dist").exists()
     make(work, "test")
+    assert version_of_build(work) == "wordcount 1.4.0\n"

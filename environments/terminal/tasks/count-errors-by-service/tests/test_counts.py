@@ -10,8 +10,10 @@ def lines():
 
 
 def test_format():
+    # one `<service> <count>` line per service that logged an ERROR, each service once
     got = lines()
-    assert got and all(re.fullmatch(r"[a-z-]+ [0-9]+", line) for line in got), got
+    assert all(re.fullmatch(r"[a-z-]+ [0-9]+", line) for line in got), got
+    assert sorted(line.split()[0] for line in got) == sorted(e.split()[0] for e in EXPECTED)
 
 
 def test_compressed_rotation_included():
@@ -20,7 +22,9 @@ def test_compressed_rotation_included():
 
 
 def test_total_error_count():
-    assert sum(int(line.split()[1]) for line in lines()) == 188
+    got = lines()
+    assert {line.split()[0] for line in got} <= {e.split()[0] for e in EXPECTED}, got
+    assert sum(int(line.split()[1]) for line in got) == 188
 
 
 def test_exact_counts_and_order():

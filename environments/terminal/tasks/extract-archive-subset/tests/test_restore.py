@@ -29,7 +29,8 @@ def test_nested_archive_dir_kept():
 
 
 def test_nothing_else_extracted():
-    assert RESTORED.is_dir()
+    # the data files were extracted (every one of them), and nothing beside them
+    assert set(EXPECTED) <= set(files_under(RESTORED))
     assert not (APP / "project").exists()
     assert not list(APP.rglob("*.py")) and not list(APP.rglob("*.log"))
     assert (APP / "backup.tar.gz").is_file()

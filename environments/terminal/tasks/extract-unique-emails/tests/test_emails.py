@@ -39,23 +39,30 @@ def lines():
 
 
 def test_count_of_distinct_addresses():
-    assert len(lines()) == len(EXPECTED)
+    # the right addresses, each once (letter case and order aside)
+    got = lines()
+    assert len(got) == len(EXPECTED)
+    assert {x.lower() for x in got} == set(EXPECTED)
 
 
 def test_lowercase_unique_sorted():
+    # every address is there in lowercase, no line repeats, the lines are in byte order
     got = lines()
-    assert got and got == sorted(set(got)) and all(x == x.lower() for x in got)
+    assert set(EXPECTED) <= set(got)
+    assert all(x == x.lower() for x in got)
+    assert len(got) == len(set(got)) and got == sorted(got)
 
 
 def test_tagged_and_subdomain_addresses_found():
-    got = set(lines())
+    got = {x.lower() for x in lines()}
     tricky = [e for e in EXPECTED if "+" in e or e.count(".") >= 3]
     assert tricky and all(e in got for e in tricky)
 
 
 def test_no_non_addresses():
-    got = lines()
-    assert got and not [x for x in got if x.endswith(".") or "localhost" in x or "@" not in x]
+    # nothing but the addresses (no trailing full stop, no user@localhost), none missed
+    got = {x.lower() for x in lines()}
+    assert got == set(EXPECTED), sorted(got ^ set(EXPECTED))
 
 
 def test_exact_list():

@@ -68,6 +68,9 @@ LOW = ['A667-83',
  'K836-43']
 
 
+EXPECTED_ROWS = [line.split("\t") for line in TSV.splitlines()[1:]]
+
+
 def rows():
     return (APP / "inventory.tsv").read_text().splitlines()
 
@@ -76,21 +79,25 @@ def test_header_and_row_count():
     got = rows()
     assert got[0] == "sku\tname\tqty\tprice"
     assert len(got) == len(TSV.splitlines())
+    assert [line.split("\t")[0] for line in got[1:]] == [row[0] for row in EXPECTED_ROWS]
 
 
 def test_no_report_furniture():
+    # the lines after the header are the items, nothing else (every SKU in the report once)
     got = rows()
-    assert len(got) > 1
     bad = [r for r in got if "page" in r or "REPORT" in r or "\f" in r or not r.strip()]
     assert not bad, bad
+    assert sorted(line.split("\t")[0] for line in got[1:]) == sorted(r[0] for r in EXPECTED_ROWS)
 
 
 def test_names_trimmed_and_numbers_plain():
+    # each item's name, quantity and price, by SKU (order and header aside)
+    got = {}
     for line in rows()[1:]:
-        sku, name, qty, price = line.split("\t")
-        assert name == name.strip() and "  " not in name
-        assert qty.isdigit() and "$" not in price and "," not in price
-    assert len(rows()) > 1
+        fields = line.split("\t")
+        assert len(fields) == 4, line
+        got[fields[0]] = fields[1:]
+    assert got == {sku: fields for sku, *fields in EXPECTED_ROWS}
 
 
 def test_exact_tsv():

@@ -88,8 +88,11 @@ def lines():
 
 
 def test_header_and_row_count():
+    # the header, then one line per item of each paid or shipped order (order aside)
     got = lines()
     assert got[0] == CSV[0] and len(got) == len(CSV)
+    assert sorted(line.split(",")[:3] for line in got[1:]) == sorted(
+        line.split(",")[:3] for line in CSV[1:])
 
 
 def test_only_paid_and_shipped_orders():
@@ -99,7 +102,8 @@ def test_only_paid_and_shipped_orders():
 
 def test_line_totals_sum():
     got = lines()[1:]
-    assert got and sum(Decimal(line.split(",")[4]) for line in got) == TOTAL
+    assert len(got) == len(CSV) - 1
+    assert sum(Decimal(line.split(",")[4]) for line in got) == TOTAL
 
 
 def test_exact_rows_and_order():

@@ -41,14 +41,22 @@ def test_value_errors():
     assert_raise("ValueError", "", "   ", "-", "--1h", "+1h", "1h-30m", "1 h", "30m1h", "1h1h",
                  "1h 30", "1w", "5ms", "1.5h", "h", "1h,30m", "\u0661h", "s1", "1d 2h 3x",
                  "1h30s5m")
+    # and it is the input that is wrong: their well-formed neighbours parse (a parser that
+    # rejects everything earns nothing here)
+    assert values("1h30m", "-1h30m", "1d2h3m4s", "90", "1:02:03") == [
+        5400, -5400, 93784, 90, 3723]
 
 
 def test_type_errors_and_round_trip():
     assert_raise("TypeError", None, 90, b"1h", ["1h"])
-    numbers = (0, 1, 59, 60, 61, 3599, 3600, 86399, 86400, 93784, 10 ** 7, -1, -93784)
-    formatted = agent.call_many("timeparse", "format_duration", [(n,) for n in numbers])
-    for n, got in zip(numbers, formatted, strict=True):
-        assert got.error is None, f"format_duration({n!r}) raised {got.error}"
-    back = parse(*(got.value for got in formatted))
+    # what format_duration (which stays as shipped) writes for each number: parsed from
+    # here, not from the agent's format_duration, which could be rewritten to suit the parser
+    formatted = {0: "0s", 1: "1s", 59: "59s", 60: "1m", 61: "1m1s", 3599: "59m59s",
+                 3600: "1h", 86399: "23h59m59s", 86400: "1d", 93784: "1d2h3m4s",
+                 10 ** 7: "115d17h46m40s", -1: "-1s", -93784: "-1d2h3m4s"}
+    numbers = tuple(formatted)
+    got = agent.call_many("timeparse", "format_duration", [(n,) for n in numbers])
+    assert [o.value if o.error is None else o.error for o in got] == list(formatted.values())
+    back = parse(*formatted.values())
     for n, got in zip(numbers, back, strict=True):
         assert got.error is None and got.value == n, (n, got)

@@ -4,6 +4,7 @@ The agent's package runs through agentgym_harness (as the agent, in a child proc
 snippets below only build Version objects from the inputs and report what they did; every
 answer is compared here."""
 import itertools
+import random
 
 import agentgym_harness as agent
 
@@ -21,6 +22,19 @@ def compare(pairs, ops=("<",)):
     """For each (a, b) in pairs: [bool(P(a) op P(b)) for op in ops], computed by the agent."""
     checks = "[" + ", ".join(f"bool(P(a) {op} P(b))" for op in ops) + "]"
     return run(f"result = [{checks} for a, b in {list(pairs)!r}]")
+
+
+ORDER_OPS = ("<", ">", "<=", ">=", "==", "!=")
+
+
+def check_both_ways(ascending, seed):
+    """Each (low, high) of ``ascending`` is sent as (low, high) and as (high, low), shuffled;
+    the answers to every operator are worked out here from which side is the lower."""
+    items = [(lo, hi, True) for lo, hi in ascending] + [(hi, lo, False) for lo, hi in ascending]
+    random.Random(seed).shuffle(items)
+    got = compare([(a, b) for a, b, _ in items], ORDER_OPS)
+    for (a, b, a_lower), answers in zip(items, got, strict=True):
+        assert answers == [a_lower, not a_lower, a_lower, not a_lower, False, True], (a, b)
 
 
 def test_parsing_valid_and_invalid():
@@ -53,11 +67,9 @@ def test_spec_precedence_chain():
              "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.0.1-0", "1.0.1",
              "1.9.0", "1.10.0", "1.11.0", "2.0.0"]
     pairs = list(itertools.pairwise(chain))
-    # P(low) < P(high), P(high) > P(low), P(low) <= P(high), not P(high) <= P(low)
-    got = run("result = [[bool(P(a) < P(b)), bool(P(b) > P(a)), bool(P(a) <= P(b)),"
-              f" bool(P(b) <= P(a))] for a, b in {pairs!r}]")
-    for pair, answers in zip(pairs, got, strict=True):
-        assert answers == [True, True, True, False], pair
+    # neighbours both ways round, and a few pairs further apart
+    far = [(chain[i], chain[j]) for i, j in ((0, 13), (2, 7), (4, 9), (6, 8), (1, 10))]
+    check_both_ways(pairs + far, seed=20240501)
 
 
 def test_identifier_rules():
@@ -65,8 +77,7 @@ def test_identifier_rules():
                  ("1.0.0-alpha.9", "1.0.0-alpha.10"), ("1.0.0-alpha.10", "1.0.0-alpha.a"),
                  ("1.0.0-B", "1.0.0-a"),  # ASCII: upper case sorts first
                  ("1.0.0-1", "1.0.0-1.0"), ("1.0.0-1.0", "1.0.0-1.0.0")]
-    assert compare(ascending) == [[True]] * len(ascending)
-    assert compare([("1.0.0-alpha-2", "1.0.0-alpha")], (">",)) == [[True]]
+    check_both_ways([*ascending, ("1.0.0-alpha", "1.0.0-alpha-2")], seed=12)
 
 
 def test_build_metadata_ignored():
@@ -87,6 +98,18 @@ def test_build_metadata_ignored():
 def test_sort_versions():
     given = ["1.0.0", "1.0.0-rc.1", "1.0.0+b2", "0.9.12", "1.0.0-alpha.10", "1.0.0-alpha.9",
              "1.0.0+b1", "0.10.0", "1.0.0-alpha"]
-    assert agent.call("semverlib", "sort_versions", given) == [
+    # precedence rank of each version: equal ranks keep their input order
+    rank = {"0.9.12": 0, "0.10.0": 1, "1.0.0-alpha": 2, "1.0.0-alpha.9": 3,
+            "1.0.0-alpha.10": 4, "1.0.0-rc.1": 5, "1.0.0": 6, "1.0.0+b2": 6, "1.0.0+b1": 6}
+    inputs = [given, given[::-1]]
+    for seed in (3, 4):
+        shuffled = list(given)
+        random.Random(seed).shuffle(shuffled)
+        inputs.append(shuffled)
+    got = agent.call_many("semverlib", "sort_versions", [(texts,) for texts in inputs])
+    assert [o.error for o in got] == [None] * len(inputs), got
+    assert got[0].value == [
         "0.9.12", "0.10.0", "1.0.0-alpha", "1.0.0-alpha.9", "1.0.0-alpha.10", "1.0.0-rc.1",
         "1.0.0", "1.0.0+b2", "1.0.0+b1"]
+    for texts, outcome in zip(inputs, got, strict=True):
+        assert outcome.value == sorted(texts, key=rank.__getitem__), texts

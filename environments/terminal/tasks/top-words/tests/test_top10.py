@@ -19,9 +19,11 @@ def lines():
 
 
 def test_ten_well_formed_lines():
+    # ten `<count> <word>` lines, each with the right count for its word (order aside)
     got = lines()
     assert len(got) == 10
     assert all(re.fullmatch(r"[0-9]+ [a-z]+", line) for line in got), got
+    assert sorted(got) == sorted(EXPECTED)
 
 
 def test_most_frequent_word():
