@@ -18,10 +18,10 @@ is the sum of the env's step rewards over the episode, so ``reward_mode="process
 >>> env = AgentgymEnvironment("agentgym/TicTacToe-v0")
 >>> print(env.reset(seed=0).splitlines()[-1])
 Your move.
->>> print(env.act("2 2").splitlines()[-1])
-Reward: 1.
+>>> print(env.act("2 2").splitlines()[-1])  # keeps the game's value: 0 (losing it: -1)
+Reward: 0.
 >>> env.get_reward(), env.steps
-(1.0, 1)
+(0.0, 1)
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ def component_reward(component: str) -> Callable[..., list[float]]:
     >>> env = AgentgymEnvironment("agentgym/TicTacToe-v0")
     >>> _ = env.reset(seed=0); _ = env.act("2 2")
     >>> component_reward("process")(environments=[env]), component_reward("outcome").__name__
-    ([1.0], 'outcome_reward')
+    ([0.0], 'outcome_reward')
     """
     if not isinstance(component, str) or not component:
         raise ValueError(f"component must be a non-empty str, got {component!r}")

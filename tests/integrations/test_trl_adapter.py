@@ -55,12 +55,12 @@ def test_act_steps_the_env_and_the_reward_is_the_envs():
     assert text.endswith(direct_obs) and TOOL_NOTE in text  # no system turn: rules come first
     reply = env.act("2 2")
     assert recorder.steps[-1][0] == "2 2"
-    assert "Reward: 1." in reply and env.steps == 1
+    assert f"Reward: {recorder.steps[-1][1]:g}." in reply and env.steps == 1
     reply = env.act("2 2")  # occupied now: invalid, penalised, counted
     assert "Invalid action" in reply and env.invalid_actions == 1
     assert env.rewards == tuple(r for _, r in recorder.steps)
     assert env.get_reward() == pytest.approx(sum(r for _, r in recorder.steps))
-    assert env.get_reward() == pytest.approx(0.75)  # 1 for the centre, the penalty -0.25
+    assert env.get_reward() == pytest.approx(-0.25)  # 0 for the centre, the penalty -0.25
     parts = env.reward_components
     assert parts["process"] + parts["outcome"] == pytest.approx(env.get_reward())
     assert component_reward("process")(environments=[env]) == [parts["process"]]
