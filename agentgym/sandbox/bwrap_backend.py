@@ -249,13 +249,16 @@ class BwrapSandbox:
 
     def run_as_root_script(self, script: str, *, timeout_s: float = 10.0) -> CommandResult:
         """Run ``script`` through ``sh -s`` on stdin (as the agent's uid: see LACKING)."""
+        return self._script(script, "/bin/sh", timeout_s)
+
+    def _script(self, script: str, shell: str, timeout_s: float) -> CommandResult:
         if not isinstance(script, str):
             raise TypeError(f"script must be a str, got {type(script).__name__}")
         timeout = self._timeout(timeout_s)
         started = time.monotonic()
         answer = self._ask({"op": "script", "script": script, "cwd": self.workdir,
                             "timeout": timeout, "limit": self.limits.output_limit,
-                            "env": ROOT_ENV}, timeout, self.workdir)
+                            "env": ROOT_ENV, "shell": shell}, timeout, self.workdir)
         return self._result(answer, self.workdir, started)
 
     def run_argv(self, argv: list[str], *, user: str | None = None, stdin: bytes | None = None,
@@ -282,14 +285,7 @@ class BwrapSandbox:
     def run_check(self, script: str, *, timeout_s: float = 5.0) -> CommandResult:
         """Run ``script`` with ``bash -s`` in the workdir (the Docker backend's call); a jail
         has one uid, so the check runs as the agent's."""
-        if not isinstance(script, str):
-            raise TypeError(f"script must be a str, got {type(script).__name__}")
-        timeout = self._timeout(timeout_s)
-        started = time.monotonic()
-        answer = self._ask({"op": "script", "script": script, "cwd": self.workdir,
-                            "timeout": timeout, "limit": self.limits.output_limit,
-                            "env": ROOT_ENV, "shell": "/bin/bash"}, timeout, self.workdir)
-        return self._result(answer, self.workdir, started)
+        return self._script(script, "/bin/bash", timeout_s)
 
     def _pipe(self, command: str, stdin: bytes | None, limit: int) -> dict[str, Any]:
         request: dict[str, Any] = {"op": "run", "cmd": command, "cwd": "/", "timeout": 120.0,

@@ -316,13 +316,8 @@ class DockerSandbox:
         >>> box.run_as_root_script("id -u").stdout  # doctest: +SKIP
         '0\\n'
         """
-        if not isinstance(script, str):
-            raise TypeError(f"script must be a str, got {type(script).__name__}")
-        timeout = self._timeout(timeout_s)
-        request = {"op": "script", "script": script, "cwd": self.workdir, "timeout": timeout,
-                   "limit": self.limits.output_limit, "env": ROOT_ENV}
-        return self._ask("main" if self._root else "root", request, timeout,
-                         cwd=self.workdir)
+        return self._script("main" if self._root else "root", script, timeout_s,
+                            env=ROOT_ENV)
 
     def run_check(self, script: str, *, timeout_s: float = 5.0) -> CommandResult:
         """Run ``script`` with ``bash -s`` as :data:`CHECK_USER` (uid 1001: neither root nor
@@ -334,13 +329,18 @@ class DockerSandbox:
         >>> box.run_check("id -u").stdout  # doctest: +SKIP
         '1001\\n'
         """
+        return self._script("check", script, timeout_s, env=CHECK_ENV, shell="/bin/bash",
+                            reap=True)
+
+    def _script(self, which: str, script: str, timeout_s: float, *, env: dict[str, str],
+                shell: str = "/bin/sh", reap: bool = False) -> CommandResult:
+        """``script`` on ``shell -s``'s stdin through the runner ``which``, in the workdir."""
         if not isinstance(script, str):
             raise TypeError(f"script must be a str, got {type(script).__name__}")
         timeout = self._timeout(timeout_s)
         request = {"op": "script", "script": script, "cwd": self.workdir, "timeout": timeout,
-                   "limit": self.limits.output_limit, "env": CHECK_ENV, "shell": "/bin/bash",
-                   "reap": True}
-        return self._ask("check", request, timeout, cwd=self.workdir)
+                   "limit": self.limits.output_limit, "env": env, "shell": shell, "reap": reap}
+        return self._ask(which, request, timeout, cwd=self.workdir)
 
     def ping(self) -> bool:
         """True when the container runs and its runner answers (a pooled sandbox's health)."""
