@@ -167,20 +167,20 @@ GOLDEN: dict[str, dict[str, str]] = {
         "scripted_episodes": "bdb8f3eb0a741ce4",
     },
     "BazaarC2C-v0": {
-        "first_observations": "a32efea1a59e01a5",
-        "scripted_episodes": "b0ca7db0d46d3ae2",
+        "first_observations": "fa8006b6ec80b40f",
+        "scripted_episodes": "f8d9e646bab6008c",
     },
     "BazaarC2C-v0-sybils=6": {
-        "first_observations": "ae9307eabbb31d4a",
-        "scripted_episodes": "5c27404efba4f9a6",
+        "first_observations": "5060d890c4ff8c80",
+        "scripted_episodes": "66edfd5ccb145f74",
     },
     "BazaarC2C-v0-sybils=9": {
-        "first_observations": "6327e42b9ba9c170",
-        "scripted_episodes": "0c2787cc8225319e",
+        "first_observations": "dc21b9034addf760",
+        "scripted_episodes": "01d7164e361a143d",
     },
     "BazaarC2C-v0-role=seller": {
-        "first_observations": "a430af7fdf2f4dd0",
-        "scripted_episodes": "fff2d74788bafa13",
+        "first_observations": "41e5506f90a46522",
+        "scripted_episodes": "af455c013343dfbf",
     },
     "Terminal-v0": {
         "first_observations": "7b2ccaff3f34f6ed",

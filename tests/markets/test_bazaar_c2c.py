@@ -201,10 +201,16 @@ def test_seller_role_pays_honest_sales_and_penalises_flagged_lies():
     env = BazaarC2CEnv(role="seller", rounds=2)
     # A seed whose second item is poor (quality < 0.45), so a 0.95 claim is a lie the
     # guardian's inspection (noise at most 0.15) must catch: 0.95 - 0.6 > 0.3.
-    seed = next(s for s in range(100) if env.reset(seed=s) and env._items[1]["quality"] < 0.45)
-    _, info = env.reset(seed=seed)
-    honest, _, lie, _ = info["available_actions"]
-    _, reward, _, _, info = env.step(honest)
+    # Also one whose honest first listing goes to the scripted buyers (the guardian buying it
+    # is another state, covered by the seller's ledger tests).
+    def honest_first(seed):
+        _, info = env.reset(seed=seed)
+        honest, _, lie, _ = info["available_actions"]
+        return (honest, lie, *env.step(honest))
+
+    seed = next(s for s in range(100) if env.reset(seed=s) and env._items[1]["quality"] < 0.45
+                and honest_first(s)[-1]["ledger"][0]["seller"]["state"] == "sold")
+    honest, lie, _, reward, _, _, info = honest_first(seed)
     mine = info["ledger"][0]["seller"]
     assert mine == {"state": "sold", "lied": False, "reward": reward} and reward > 0
     _, reward, terminated, _, info = env.step(lie)
@@ -218,8 +224,12 @@ def test_guardian_move_follows_the_documented_rule():
     assert guardian_move({**x, "signal": 0.25}, [x]) == "flag(A)"  # 0.6 - 0.25 > 0.3
     assert guardian_move({**x, "signal": 0.6}, [x]) == "buy(A)"  # 60 - 50 > 5
     assert guardian_move({**x, "signal": 0.52}, [x]) == "skip(A)"
-    loud = listing("A", age_days=3, rating=5.0, ratings=2, claimed=0.9, price=60.0)
-    assert guardian_move(loud, [loud]) == "flag(A)"  # three signals: no inspection needed
+    loud = listing("A", age_days=3, rating=5.0, ratings=2, claimed=0.9, price=60.0,
+                   signal=None)
+    # Three signals (new, too good, thin perfect rating): an honest quick sale can show them.
+    assert guardian_move(loud, [loud]) == "inspect(A)"
+    copy = listing("B", description=loud["description"])
+    assert guardian_move(loud, [loud, copy]) == "flag(A)"  # four: no inspection needed
 
 
 # ---------------------------------------------------------------- the known answer

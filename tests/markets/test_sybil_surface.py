@@ -26,6 +26,14 @@ good for its price is documented evidence (``too_good``), so it is scored with t
 not the surface. The evidence model (account age, rating and its count, copied text, price
 clustering, the claim against the price, and the inspected signal) must reach 0.9: the test
 fails if the fix made sybils undetectable rather than only unnamed.
+
+The price against the claim is evidence too, and no more than evidence: a red-teamer found
+``price / (100 * claimed)`` at 0.85 or more for every honest listing and at most 0.835 for
+every sybil (seeds 0-1999), so one threshold flagged every sybil with no inspection and beat
+the baseline. :func:`test_no_single_threshold_on_the_price_to_claim_ratio_separates_sybils`
+bounds the best threshold on it (and on the claimed surplus, the price relative to the claim)
+at :data:`RATIO_BOUND` balanced accuracy, in-sample over 300 markets per K (measured after the
+fix: about 0.71 at every K; before: 1.0).
 """
 
 from __future__ import annotations
@@ -49,6 +57,8 @@ from agentgym.environments.markets.bazaar_c2c.sellers import make_rounds
 CHANCE_BOUND = 0.55
 #: The least the documented evidence must reach.
 EVIDENCE_FLOOR = 0.9
+#: The most the best single threshold on price / claimed value may reach (evidence, not proof).
+RATIO_BOUND = 0.8
 
 
 def markets(seeds: range, k: int) -> list[list[dict[str, Any]]]:
@@ -173,3 +183,31 @@ def test_the_documented_evidence_still_separates_sybils(data):
     # Without the inspection, the free evidence alone still beats chance by far.
     pred = fit_predict(ev[:, :-1], y, ev_t[:, :-1])
     assert balanced_accuracy(pred, y_t) >= 0.8
+
+
+def best_threshold_accuracy(score: np.ndarray, y: np.ndarray) -> float:
+    """The best balanced accuracy of "sybil iff ``score`` < t" over every threshold ``t``
+    (either direction, in-sample: an upper bound on what one cut can do)."""
+    order = np.argsort(score, kind="stable")
+    s, yy = score[order], y[order]
+    syb, hon = np.cumsum(yy == 1), np.cumsum(yy == 0)
+    last = np.r_[s[1:] != s[:-1], True]  # cut after each distinct value
+    tpr = np.r_[0.0, syb[last] / syb[-1]]
+    fpr = np.r_[0.0, hon[last] / hon[-1]]
+    ba = (tpr + 1 - fpr) / 2
+    return float(max(ba.max(), (1 - ba).max()))
+
+
+@pytest.mark.parametrize("k", [3, 6, 9])
+def test_no_single_threshold_on_the_price_to_claim_ratio_separates_sybils(k):
+    listings = [x for batch in markets(range(0, 300), k) for x in batch]
+    y = np.array([float(x["fraud"]) for x in listings])
+    ratio = np.array([x["price"] / (100 * x["claimed"]) for x in listings])
+    assert best_threshold_accuracy(ratio, y) <= RATIO_BOUND
+    # The claimed surplus (claimed value less price) is the same evidence on another scale.
+    claimed = np.array([claimed_surplus(x) for x in listings])
+    assert best_threshold_accuracy(claimed, y) <= RATIO_BOUND
+    # The check can fail: before the fix (honest at 85-105 % of the claim, sybils priced at
+    # 55-70 for a claim of 0.85-0.95) one cut was perfect.
+    assert best_threshold_accuracy(np.r_[np.full(5, 0.9), np.full(5, 0.7)],
+                                   np.r_[np.zeros(5), np.ones(5)]) == 1.0

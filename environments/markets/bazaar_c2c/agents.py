@@ -28,7 +28,10 @@ from .market import VALUE_SCALE, Listing, signals, surplus
 __all__ = ["FLAG_SIGNALS", "LIE_GAP", "BaselineAgent", "guardian_move", "honest_listing"]
 
 #: Listings showing this many evidence signals are flagged without paying for an inspection.
-FLAG_SIGNALS: int = 3
+#: Four, not three: honest quick sales look ``too_good`` too, so a young honest account with a
+#: thin perfect rating pricing a bargain shows three (issue 30: the price-to-claim ratio is
+#: evidence, not proof).
+FLAG_SIGNALS: int = 4
 #: An inspected signal this far below the claim is a lie: an honest claim is within 0.08 of
 #: the truth and the noise within 0.15, so an honest gap stays under 0.23.
 LIE_GAP: float = 0.3
@@ -48,6 +51,10 @@ def guardian_move(listing: Listing, round_listings: list[Listing]) -> str:
     ('inspect(L03)', 'buy(L03)')
     >>> guardian_move({**x, "signal": 0.2}, [x])
     'flag(L03)'
+    >>> loud = {**x, "age_days": 3, "rating": 5.0, "ratings": 2, "claimed": 0.9}
+    >>> copy = {**loud, "id": "L04", "seller": "b"}
+    >>> guardian_move(loud, [loud]), guardian_move(loud, [loud, copy])
+    ('inspect(L03)', 'flag(L03)')
     """
     lid = listing["id"]
     if len(signals(listing, round_listings)) >= FLAG_SIGNALS:

@@ -11,17 +11,23 @@ with two decimals, ids are numbered after a shuffle. What differs is only the do
 evidence below.
 
 Honest sellers (``honest`` identities) post one listing a round: true quality ``q`` uniform
-in 0.30-0.95, a claim within 0.08 of it, a price 85-105 % of the claimed value. One in five
+in 0.30-0.95, a claim within 0.08 of it, a price 85-105 % of the claimed value, or (three in
+ten listings, quick sales) 60-85 %, so ``too_good`` fires on honest bargains too. One in five
 honest accounts is young (5-40 days, 0-9 ratings averaging 4.0-5.0), so ``new_account`` and
 ``thin_perfect_rating`` also fire on honest sellers; established ones are rated 3.8-5.0.
 
 The deceptive seller runs ``sybils`` identities, each posting one fraudulent listing a round:
 true quality 0.05-0.30 but a claim of 0.85-0.95, all priced within 1 of a round price drawn in
-55-70 (``price_cluster``, ``too_good``), three in four with the round's one copied description
+55-85 (``price_cluster``; ``too_good`` in the cheaper rounds, while the dearer ones price at
+the claim like an honest seller), three in four with the round's one copied description
 (``copied_description``; the others write their own, in the same template). Three in four
 sybil accounts are 1-30 days old; the rest are bought
 old accounts (100-900 days). Ratings are 4.85-5.0 from 2-8 reviews, or (one in five) 12-30
-bought reviews. So no single signal is proof, and the documented baseline combines them.
+bought reviews. So no single signal is proof, and the documented baseline combines them. The
+price against the claim (``price / (100 * claimed)``) is evidence only: issue 30 found it
+proof (every honest listing at 0.85 or more, every sybil's under 0.84); now honest ones spread
+over 0.60-1.05 and sybils' over 0.58-1.0, and the best single threshold on it reaches a
+balanced accuracy of about 0.71 (``tests/markets/test_sybil_surface.py`` bounds it at 0.8).
 
 ``inspect`` reveals ``signal``: the true quality plus noise uniform in +-0.15, fixed per
 listing.
@@ -62,6 +68,17 @@ _NAMES: tuple[str, ...] = (
 _SHOPS: tuple[str, ...] = ("deals", "bargain", "outlet", "best", "mega", "super", "top", "shop")
 #: Every account's handle comes from this one pool, honest or not.
 HANDLES: tuple[str, ...] = _NAMES + _SHOPS
+
+
+#: Most honest listings are priced at this share of the claimed value ...
+FAIR: tuple[float, float] = (0.85, 1.05)
+#: ... but :data:`BARGAIN_SHARE` of them are quick sales at this share (issue 30: with every
+#: honest price at 85 % of the claim or more and every sybil's below, ``price / claim`` alone
+#: told every sybil apart).
+BARGAIN: tuple[float, float] = (0.6, 0.85)
+BARGAIN_SHARE: float = 0.3
+#: The range of the round price the deceptive seller's identities cluster around.
+FRAUD_PRICE: tuple[float, float] = (55.0, 85.0)
 
 
 def grade(claimed: float) -> str:
@@ -162,7 +179,7 @@ def make_rounds(
     out, number = [], 0
     for _ in range(rounds):
         batch = []
-        fraud_price = _u(draws, 55.0, 70.0)
+        fraud_price = _u(draws, *FRAUD_PRICE)
         # The round's copied text: the same template as everyone's, one for all the copiers.
         template = describe(draws.pick(ITEMS), _u(draws, 0.85, 0.95), draws.pick(_SIGN_OFFS))
         for account in accounts:
@@ -178,7 +195,8 @@ def make_rounds(
                 claimed = _clip(quality + _u(draws, -0.08, 0.08))
                 # Drawn on the price itself, so its cents are uniform like a sybil's (a
                 # product of two 2-decimal draws made cents ending in 0 or 5 likelier).
-                price = _u(draws, 0.85 * VALUE_SCALE * claimed, 1.05 * VALUE_SCALE * claimed)
+                low, high = BARGAIN if _chance(draws, BARGAIN_SHARE) else FAIR
+                price = _u(draws, low * VALUE_SCALE * claimed, high * VALUE_SCALE * claimed)
                 text = describe(item, claimed, account["sign_off"])
             noise = _u(draws, -0.15, 0.15)
             batch.append(_listing(
