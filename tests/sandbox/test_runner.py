@@ -53,9 +53,12 @@ def test_run_reports_output_exit_code_and_cwd(runner):
 def test_timeout_kills_the_group_and_output_is_capped(runner):
     ask, home = runner
     started = time.monotonic()
-    slow = ask(op="run", cmd="sleep 50 & sleep 51", cwd=str(home), timeout=0.3, limit=100)
+    # Durations no other test uses, so a host-wide pgrep sees only this command's sleeps.
+    slow = ask(op="run", cmd="sleep 50.417 & sleep 51.417", cwd=str(home), timeout=0.3,
+               limit=100)
     assert slow["timed_out"] and slow["exit"] == 124 and time.monotonic() - started < 3
-    assert subprocess.run(["pgrep", "-f", "sleep 5[01]"], capture_output=True).stdout == b""
+    assert subprocess.run(["pgrep", "-f", r"sleep 5[01]\.417"],
+                          capture_output=True).stdout == b""
     flood = ask(op="run", cmd="head -c 100000 /dev/zero", cwd=str(home), timeout=5, limit=1000)
     assert len(flood["stdout"]) == 1000 and flood["dropped"] == 99_000
     big = ask(op="run", cmd="printf %s " + "z" * 1_000_000 + " | wc -c", cwd=str(home),
