@@ -58,6 +58,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentgym.sandbox.base_image import harness_source
+
 from .task import Task
 
 __all__ = [
@@ -305,13 +307,6 @@ def hidden_tests_tar(task: Task) -> bytes:
                 info.mode = 0o700 if path.suffix == ".sh" or path.stat().st_mode & 0o100 else 0o600
                 tar.addfile(info, io.BytesIO(data))
     return out.getvalue()
-
-
-def harness_source() -> str:
-    """The text of :mod:`agentgym.sandbox.harness`, shipped as ``agentgym_harness.py``."""
-    from agentgym.sandbox.base_image import harness_source as source
-
-    return source()
 
 
 def read_tar_member(tar_bytes: bytes, path: str) -> bytes | None:
