@@ -41,11 +41,18 @@ def write(path: str, text: str) -> str:
     return f"mkdir -p \"$(dirname {path})\" && cat > {path} <<'AGENTGYM_EOF'\n{text}\nAGENTGYM_EOF"
 
 
-@pytest.fixture(scope="module")
-def env():
-    env = TerminalEnv(task=SUM, backend="docker")
-    yield env
-    env.close()
+def docker_env(task: str):
+    """A module-scoped fixture: one Docker-backed env of ``task`` for the module's tests."""
+
+    @pytest.fixture(scope="module")
+    def fixture():
+        with TerminalEnv(task=task, backend="docker") as made:
+            yield made
+
+    return fixture
+
+
+env = docker_env(SUM)
 
 
 def play(env: TerminalEnv, commands: list[str]) -> dict:
@@ -186,11 +193,7 @@ REWRITE_AFTER_PYTEST = (
 )
 
 
-@pytest.fixture(scope="module")
-def add_env():
-    env = TerminalEnv(task=ADD, backend="docker")
-    yield env
-    env.close()
+add_env = docker_env(ADD)
 
 
 def test_a_module_that_forges_junit_and_kills_pytest_earns_nothing(add_env):
@@ -311,11 +314,7 @@ exit 0
 """
 
 
-@pytest.fixture(scope="module")
-def build_env():
-    env = TerminalEnv(task=BUILD, backend="docker")
-    yield env
-    env.close()
+build_env = docker_env(BUILD)
 
 
 def test_a_program_run_by_the_tests_cannot_forge_the_verdict(build_env):
@@ -364,11 +363,8 @@ def test_a_junit_total_other_than_the_declared_count_fails(tmp_path):
     shutil.copytree(SUM, task)
     toml = task / "task.toml"
     toml.write_text(toml.read_text().replace("test_count = 3", "test_count = 4"))
-    env = TerminalEnv(task=str(task), backend="docker")
-    try:
+    with TerminalEnv(task=str(task), backend="docker") as env:
         info = play(env, ["echo 42 > answer.txt"])
-    finally:
-        env.close()
     assert outcome(info) == 0.0 and not info["success"]
     assert info["verdict"]["reason"] == "the JUnit XML lists 3 tests; the task declares 4"
 
@@ -385,9 +381,6 @@ REPLACE_INSTEAD_OF_REWORD = (
 
 
 def test_a_replace_overlay_does_not_pass_for_a_rewritten_history():
-    env = TerminalEnv(task="git-reword-commit", backend="docker")
-    try:
+    with TerminalEnv(task="git-reword-commit", backend="docker") as env:
         info = play(env, [REPLACE_INSTEAD_OF_REWORD])
-    finally:
-        env.close()
     assert outcome(info) == 0.0 and not info["success"], info["verdict"]
