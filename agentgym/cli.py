@@ -42,7 +42,14 @@ from rich.text import Text
 
 import agentgym
 from agentgym.agents import agent_names
-from agentgym.envinfo import entry_for, env_kwargs, format_value, make_text_env
+from agentgym.envinfo import (
+    config_model,
+    entry_for,
+    env_kwargs,
+    format_value,
+    kwargs_markdown,
+    make_text_env,
+)
 from agentgym.evaluation import EvalReport, evaluate
 from agentgym.leaderboard.cli import add_leaderboard_parser, cmd_leaderboard
 from agentgym.play import play
@@ -57,18 +64,29 @@ _PYTHON_WORDS = {"None": None, "True": True, "False": False}
 _MAX_ERROR = 400
 
 
-def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
+def parse_kwargs(pairs: Sequence[str], *env_ids: str) -> dict[str, Any]:
     """``["size=8", "oracle=solvable"]`` -> ``{"size": 8, "oracle": "solvable"}``.
+
+    Values read as JSON, except for a kwarg that one of ``env_ids`` declares as text (its
+    config model's :meth:`~agentgym.config.EnvConfig.takes_text`): that takes the text as
+    typed, so ``-k task=001`` is the task ``"001"``, not the number 1.
 
     >>> parse_kwargs(["blanks=null", "preset=None", "agent_first=false", "split=train"])
     {'blanks': None, 'preset': None, 'agent_first': False, 'split': 'train'}
+    >>> import agentgym
+    >>> parse_kwargs(["task=001", "max_steps=5"], "agentgym/Terminal-v0")
+    {'task': '001', 'max_steps': 5}
     """
+    models = [m for m in map(_declared_config, env_ids) if m is not None]
     kwargs: dict[str, Any] = {}
     for pair in pairs:
         name, sep, raw = pair.partition("=")
         name = name.strip()
         if not sep or not name:
             raise ValueError(f"env kwarg {pair!r} is not of the form name=value")
+        if raw.strip() not in ("null", "None") and any(m.takes_text(name) for m in models):
+            kwargs[name] = raw
+            continue
         if raw.strip() in _PYTHON_WORDS:
             kwargs[name] = _PYTHON_WORDS[raw.strip()]
             continue
@@ -77,6 +95,14 @@ def parse_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             kwargs[name] = raw
     return kwargs
+
+
+def _declared_config(env_id: str) -> Any:
+    """The id's config model, or None (an unknown id is reported later, by whoever makes it)."""
+    try:
+        return config_model(env_id)
+    except ValueError:
+        return None
 
 
 def one_line(exc: BaseException) -> str:
@@ -104,9 +130,15 @@ def _kwargs_table(env_id: str) -> Table:
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     table.add_column("kwarg", no_wrap=True)
     table.add_column("default", no_wrap=True)
-    table.add_column("allowed")
+    # The description wraps first: a range cut mid-way ("both | process |") reads wrong.
+    table.add_column("allowed", min_width=24, overflow="fold")
+    table.add_column("who", no_wrap=True)
+    table.add_column("what", ratio=1)
+    # "who": besides the operator, who may set it (a remote client, a leaderboard bundle).
+    who = {"public": "anyone", "client": "clients", "operator": "operator"}
     for kwarg in env_kwargs(env_id):
-        table.add_row(Text(kwarg.name), Text(format_value(kwarg.default)), Text(kwarg.allowed))
+        table.add_row(Text(kwarg.name), Text(format_value(kwarg.default)), Text(kwarg.allowed),
+                      Text(who.get(kwarg.scope, kwarg.scope)), Text(kwarg.description))
     return table
 
 
@@ -134,6 +166,9 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
             known = ", ".join(agentgym.env_ids())
             raise ValueError(f"unknown env id {args.env_id!r}; agentgym ids: {known}")
         entries = [entry]
+    if args.markdown:
+        print(kwargs_markdown([e.id for e in entries]), end="")
+        return 0
     # One block per env (id, what it is, then its kwargs) reads at any terminal width, where
     # one wide table would wrap ids and ranges mid-word.
     for entry in entries:
@@ -153,7 +188,7 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
 
 # ---------------------------------------------------------------------- play
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
-    env = make_text_env(args.env_id, parse_kwargs(args.kw))
+    env = make_text_env(args.env_id, parse_kwargs(args.kw, args.env_id))
     return play(env, seed=args.seed, console=console, read_line=sys.stdin.readline)
 
 
@@ -234,7 +269,7 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
         seed=args.seed,
         episodes=args.episodes,
         trials=args.trials,
-        env_kwargs=parse_kwargs(args.kw),
+        env_kwargs=parse_kwargs(args.kw, args.env_id),
         agent_options=parse_agent_args(args.agent_arg),
         workers=args.workers,
         out=out,
@@ -279,6 +314,9 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         raise ValueError(f"--idle-timeout must be > 0 seconds, got {args.idle_timeout}")
     if args.max_body < 1024:
         raise ValueError(f"--max-body must be >= 1024 bytes, got {args.max_body}")
+    if args.call_timeout is not None and not args.call_timeout > 0:
+        raise ValueError(f"--call-timeout must be > 0 seconds, got {args.call_timeout}")
+    operator_kwargs = _operator_kwargs(args.env_ids, parse_kwargs(args.kw, *args.env_ids))
     try:
         from agentgym.server.app import serve
     except ImportError as exc:
@@ -291,9 +329,29 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
              f"{' (token required)' if token else ''}"),
         soft_wrap=True,
     )
+    extra = {} if args.call_timeout is None else {"call_timeout": args.call_timeout}
     serve(args.env_ids, host=args.host, port=args.port, max_sessions=args.max_sessions,
-          idle_timeout=args.idle_timeout, token=token, max_body=args.max_body)
+          idle_timeout=args.idle_timeout, token=token, max_body=args.max_body,
+          operator_kwargs=operator_kwargs, **extra)
     return 0
+
+
+def _operator_kwargs(env_ids: Sequence[str], given: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``serve -k`` kwargs shared out to the hosted ids that take them, each checked by the
+    id's model; a kwarg no hosted id takes is refused, naming them."""
+    out: dict[str, dict[str, Any]] = {env_id: {} for env_id in env_ids}
+    for name, value in given.items():
+        takers = [env_id for env_id in env_ids
+                  if name in {k.name for k in env_kwargs(env_id)}]
+        if not takers:
+            raise ValueError(f"-k {name}: no hosted env takes it ({', '.join(env_ids)})")
+        for env_id in takers:
+            out[env_id][name] = value
+    for env_id, kwargs in out.items():
+        model = config_model(env_id)
+        if model is not None:
+            model.parse(kwargs, owner=env_id)
+    return out
 
 
 # ---------------------------------------------------------------------- tasks, docker
@@ -372,6 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
         "default and allowed values.",
     )
     ls.add_argument("env_id", nargs="?", help="show only this id (default: all of them)")
+    ls.add_argument("--markdown", action="store_true",
+                    help="print the kwargs reference as Markdown (docs/envs.md is this output)")
 
     pl = sub.add_parser(
         "play",
@@ -438,6 +498,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default: $AGENTGYM_TOKEN; none when unset)")
     sv.add_argument("--max-body", type=int, default=4 * 1024 * 1024, metavar="BYTES",
                     help="largest request body or WebSocket message (default: 4 MiB)")
+    sv.add_argument("--call-timeout", type=float, default=None, metavar="S",
+                    help="seconds one env call (a world build, a step) may take before its "
+                    "session gets a 504 and is closed (default: 300)")
+    sv.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE",
+                    help="an env kwarg every session gets, for each hosted id that takes it; "
+                    "the only way to set operator-only kwargs (paths, backends), which "
+                    "clients may not set (repeatable)")
     tr = sub.add_parser(
         "train",
         help="train a policy with GRPO / GiGPO, VPR or SFT",

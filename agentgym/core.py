@@ -39,7 +39,8 @@ import numpy as np
 from gymnasium import spaces
 
 from agentgym.actions import extract_action
-from agentgym.rewards import REWARD_MODES, combine_rewards
+from agentgym.config import TextEnvConfig
+from agentgym.rewards import combine_rewards
 
 # Everything an observation or action may contain: printable ASCII plus the few symbols the
 # renderings use. A wider charset would make `Text.sample()` mostly produce unreadable noise.
@@ -201,6 +202,9 @@ class TextEnv(gym.Env[str, str]):
     #: the oracle then plays the best move on what the agent sees, not always the best-paid
     #: one, and the conformance suite checks it against the env's ``safe_actions()`` instead.
     hidden_information: ClassVar[bool] = False
+    #: The env's declared config (:mod:`agentgym.config`): its kwargs' types, bounds, defaults,
+    #: descriptions and scopes. A family declares its own subclass of TextEnvConfig.
+    config_model: ClassVar[type[TextEnvConfig]] = TextEnvConfig
 
     def __init__(
         self,
@@ -212,24 +216,32 @@ class TextEnv(gym.Env[str, str]):
         invalid_penalty: float = -1.0,
         max_invalid: int = 3,
     ) -> None:
-        if not isinstance(score_process, bool):
-            raise ValueError(f"score_process must be True or False, got {score_process!r}")
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        # A family has already checked these against its own narrower model; this catches a
+        # user subclass that passes them on unchecked.
+        settings = TextEnvConfig.parse(
+            {
+                "reward_mode": reward_mode,
+                "render_mode": render_mode,
+                "score_process": score_process,
+                "max_steps": max_steps,
+                "invalid_penalty": invalid_penalty,
+                "max_invalid": max_invalid,
+            }
+        )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, "
                 f"got {render_mode!r}"
             )
-        self.reward_mode = reward_mode
+        self.reward_mode = settings.reward_mode
         #: False skips the verifier's per-step scoring where the game's dynamics allow (for
         #: outcome-only throughput); ``reward_components["process"]`` is then 0.0. Families read
         #: it in ``_apply`` to skip work; the dynamics must not depend on it.
-        self.score_process = score_process
+        self.score_process = settings.score_process
         self.render_mode = render_mode
-        self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
-        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
-        self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
+        self.max_steps = settings.max_steps
+        self.invalid_penalty = settings.invalid_penalty
+        self.max_invalid = settings.max_invalid
         self.observation_space = spaces.Text(
             max_length=self.max_observation_length, min_length=1, charset=TEXT_CHARSET
         )

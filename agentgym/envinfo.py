@@ -7,10 +7,13 @@ refuses, each in one clear ``ValueError`` line and before anything heavy is buil
 * a registered id that is not an agentgym text env (``CartPole-v1``);
 * a kwarg the env does not take (the message lists the ones it does).
 
-Defaults come from the entry point's signature (``inspect.signature``; a class is read up its
-MRO while an ``__init__`` passes ``**kwargs`` on), overridden by the kwargs the id was registered
-with. Ranges come from :data:`CONTRACT_KWARGS_DOC` (the kwargs every :class:`~agentgym.core.TextEnv`
-takes) and the registry entry's ``kwargs_doc``.
+An env that declares its config (a ``config_model``, see :mod:`agentgym.config`) is read from
+that model: defaults, allowed values, descriptions and scopes. Every agentgym id does. An env
+registered elsewhere that adds kwargs without declaring them is read from its entry point's
+signature (``inspect.signature``; a class is read up its MRO while an ``__init__`` passes
+``**kwargs`` on), with the contract's ranges from :class:`~agentgym.config.TextEnvConfig`; its
+undeclared kwargs are operator-only. Either way the kwargs the id was registered with override
+the defaults.
 
 >>> import agentgym
 >>> from agentgym.envinfo import env_kwargs
@@ -29,34 +32,25 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
+from agentgym.config import EnvConfig, ScopeError, Stranger, TextEnvConfig
 from agentgym.core import TextEnv
 from agentgym.registry import ENVIRONMENTS, EnvEntry, env_ids
 
 __all__ = [
-    "CONTRACT_KWARGS_DOC",
     "REQUIRED",
-    "UNKNOWN",
     "KwargInfo",
     "check_kwargs",
+    "config_model",
     "entry_for",
     "env_creator",
     "env_kwargs",
     "family_of",
     "format_value",
+    "kwargs_markdown",
     "make_text_env",
+    "refuse_strangers",
+    "stranger_model",
 ]
-
-#: The allowed values of the kwargs every TextEnv takes (a family's ``kwargs_doc`` may narrow
-#: them). Written as a user types them after ``-k name=``.
-CONTRACT_KWARGS_DOC: dict[str, str] = {
-    "reward_mode": "both | process | outcome",
-    "render_mode": "null | ansi",
-    "score_process": "true | false",
-    "max_steps": "1-100000",
-    "invalid_penalty": "a number <= 0",
-    "max_invalid": "1-100000",
-}
-
 
 class _Marker:
     def __init__(self, name: str) -> None:
@@ -68,18 +62,18 @@ class _Marker:
 
 #: The default of a kwarg that has none (shown as ``required``).
 REQUIRED: Any = _Marker("REQUIRED")
-#: The default of a documented kwarg that a factory passes on through ``**kwargs`` (shown as
-#: ``?``): the signature cannot tell it.
-UNKNOWN: Any = _Marker("UNKNOWN")
 
 
 @dataclass(frozen=True)
 class KwargInfo:
-    """One kwarg an env id takes: its default (or :data:`REQUIRED`) and its documented range."""
+    """One kwarg an env id takes: its default (or :data:`REQUIRED`), allowed values, meaning
+    and scope (who besides the operator may set it; see :mod:`agentgym.config`)."""
 
     name: str
     default: Any
     allowed: str
+    description: str = ""
+    scope: str = "operator"
 
 
 def entry_for(env_id: str) -> EnvEntry | None:
@@ -147,46 +141,77 @@ def _signature_kwargs(creator: Callable[..., Any]) -> tuple[dict[str, Any], bool
     return params, True
 
 
-def env_kwargs(env_id: str) -> list[KwargInfo]:
-    """Every kwarg ``env_id`` is known to take, in signature order, with default and range.
+def config_model(env_id: str) -> type[EnvConfig] | None:
+    """The declared config of ``env_id``, or None when its entry point declares none (or
+    takes kwargs its model does not declare, as a subclass that adds some may).
 
-    Defaults are the ones ``gym.make(env_id)`` uses (the registered kwargs override the
-    signature's). ``allowed`` is the documented range, ``""`` where none is documented.
+    >>> import agentgym
+    >>> config_model("agentgym/Sokoban-v0").__name__
+    'SokobanConfig'
     """
     creator = env_creator(env_id)
+    model = getattr(creator, "config_model", None)
+    if not (isinstance(model, type) and issubclass(model, EnvConfig)):
+        return None
     params, _ = _signature_kwargs(creator)
-    entry = entry_for(env_id)
-    docs: dict[str, str] = {}
-    if entry is not None or (isinstance(creator, type) and issubclass(creator, TextEnv)):
-        docs.update(CONTRACT_KWARGS_DOC)
-        modes = getattr(creator, "metadata", {}).get("render_modes")
-        if isinstance(modes, (list, tuple)):
-            docs["render_mode"] = " | ".join(["null", *map(str, modes)])
-    docs.update(entry.kwargs_doc if entry is not None else {})
-    for name in entry.kwargs_doc if entry is not None else ():
-        params.setdefault(name, UNKNOWN)
-    params.update(gym.registry[env_id].kwargs)
+    return None if set(params) - set(model.model_fields) else model
+
+
+def env_kwargs(env_id: str) -> list[KwargInfo]:
+    """Every kwarg ``env_id`` is known to take, with default, allowed values and scope.
+
+    Defaults are the ones ``gym.make(env_id)`` uses (the registered kwargs override the
+    model's or the signature's); ``allowed`` is ``""`` where nothing documents it.
+    """
+    registered = gym.registry[env_id].kwargs
+    creator = env_creator(env_id)
+    modes = getattr(creator, "metadata", {}).get("render_modes")
+    render_modes = (" | ".join(["null", *map(str, modes)])
+                    if isinstance(modes, (list, tuple)) else "")
+    model = config_model(env_id)
+    if model is not None:
+        rows = model.table()
+        # The family's own kwargs first, then the contract's (pydantic lists inherited first).
+        rows.sort(key=lambda row: row.name in TextEnvConfig.CONTRACT)
+        return [
+            KwargInfo(row.name, registered.get(row.name, row.default),
+                      render_modes if row.name == "render_mode" and render_modes else row.allowed,
+                      row.description, row.scope)
+            for row in rows
+        ]
+    params, _ = _signature_kwargs(creator)
+    contract = {}
+    if isinstance(creator, type) and issubclass(creator, TextEnv):
+        contract = {row.name: row for row in TextEnvConfig.table()}
+    params.update(registered)
     out = []
     for name, default in params.items():
-        allowed = docs.get(name, "")
+        row = contract.get(name)
+        allowed = row.allowed if row is not None else ""
+        if name == "render_mode" and row is not None and render_modes:
+            allowed = render_modes
         if not allowed and isinstance(default, bool):
             allowed = "true | false"
-        out.append(KwargInfo(name, default, allowed))
+        out.append(KwargInfo(name, default, allowed,
+                             row.description if row is not None else "",
+                             row.scope if row is not None else "operator"))
     return out
 
 
 def check_kwargs(env_id: str, kwargs: dict[str, Any]) -> None:
     """Raise ``ValueError`` listing the valid kwargs if ``kwargs`` names one ``env_id`` lacks.
 
-    An entry point that takes ``**kwargs`` it does not document is given the benefit of the
+    An entry point that takes ``**kwargs`` it does not declare is given the benefit of the
     doubt (the env itself then judges).
     """
-    creator = env_creator(env_id)
-    params, more = _signature_kwargs(creator)
-    entry = entry_for(env_id)
-    known = set(params) | set(entry.kwargs_doc if entry is not None else ())
-    if more:
-        return
+    model = config_model(env_id)
+    if model is not None:
+        known = set(model.model_fields)
+    else:
+        params, more = _signature_kwargs(env_creator(env_id))
+        if more:
+            return
+        known = set(params)
     unknown = sorted(set(kwargs) - known)
     if unknown:
         names = ", ".join(k.name for k in env_kwargs(env_id))
@@ -194,6 +219,34 @@ def check_kwargs(env_id: str, kwargs: dict[str, Any]) -> None:
         raise ValueError(
             f"{env_id} takes no {what} {', '.join(map(repr, unknown))}; valid kwargs: {names}"
         )
+
+
+def stranger_model(env_id: str) -> type[EnvConfig]:
+    """The model a stranger's kwargs for ``env_id`` are judged by: the declared config, or
+    for an env that declares none, the contract alone (so its other kwargs are operator-only).
+    """
+    return config_model(env_id) or TextEnvConfig
+
+
+def refuse_strangers(env_id: str, kwargs: dict[str, Any], who: Stranger) -> None:
+    """Raise :class:`~agentgym.config.ScopeError` (one line) unless ``who`` (a remote client or
+    a leaderboard bundle) may set every key and value of ``kwargs`` for ``env_id``.
+
+    Judged from the keys and the declared rules only, before the env is built, so the answer
+    never depends on what exists on the host.
+
+    >>> import agentgym
+    >>> refuse_strangers("agentgym/SearchQA-v0", {"corpus": "/etc/passwd"}, "client")
+    Traceback (most recent call last):
+    ...
+    agentgym.config.ScopeError: corpus must be one of (None, 'example') when a remote client ...
+    """
+    model = stranger_model(env_id)
+    declared = set(model.model_fields)
+    for name in kwargs:
+        if name not in declared and config_model(env_id) is None:
+            raise ScopeError(f"{name} is operator-only: {env_id} declares no config for it")
+    model.refuse_strangers(kwargs, who)
 
 
 def make_text_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
@@ -224,6 +277,44 @@ def make_text_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
     return env
 
 
+_WHO = {"public": "anyone", "client": "clients", "operator": "operator"}
+
+
+def kwargs_markdown(ids: list[str] | None = None) -> str:
+    """The kwargs reference of ``ids`` (default: every agentgym id) as Markdown, read from the
+    declared configs; ``docs/envs.md`` is this text (a test keeps them equal).
+
+    "who" says who besides the operator may set a kwarg: ``anyone`` (remote clients and
+    leaderboard bundles), ``clients`` or ``operator`` (only in your own process or with
+    ``agentgym serve ID -k``). A ceiling for strangers follows the operator's range.
+    """
+    lines = [
+        "# Environment kwargs",
+        "",
+        "Generated from each env's declared config (`agentgym list --markdown`); pass a kwarg",
+        "as `-k NAME=VALUE` or `gym.make(ID, NAME=VALUE)`. *who*: besides the operator, who may",
+        "set it: *anyone* (a remote client of `agentgym serve` and a leaderboard bundle),",
+        "*clients*, or *operator* only (in your own process, or `agentgym serve ID -k`).",
+        "Where strangers have a narrower range, it follows as *strangers:*.",
+        "",
+    ]
+    for env_id in ids or env_ids():
+        model = config_model(env_id)
+        strangers = {row.name: row.allowed for row in model.table("client")} if model else {}
+        lines += [f"## `{env_id}`", "", "| kwarg | default | allowed | who | what |",
+                  "|---|---|---|---|---|"]
+        for kwarg in env_kwargs(env_id):
+            allowed = kwarg.allowed
+            narrow = strangers.get(kwarg.name)
+            if narrow is not None and narrow != allowed and kwarg.name != "render_mode":
+                allowed = f"{allowed}; strangers: {narrow}"
+            cells = [f"`{kwarg.name}`", f"`{format_value(kwarg.default)}`", allowed,
+                     _WHO.get(kwarg.scope, kwarg.scope), kwarg.description]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def format_value(value: Any) -> str:
     """A kwarg value as a user types it after ``-k name=`` (JSON; plain text for strings).
 
@@ -232,8 +323,6 @@ def format_value(value: Any) -> str:
     """
     if value is REQUIRED:
         return "required"
-    if value is UNKNOWN:
-        return "?"
     if isinstance(value, str):
         return value
     try:

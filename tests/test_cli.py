@@ -22,9 +22,12 @@ from toy_env import RULES, CounterEnv
 
 import agentgym
 from agentgym import cli
+from agentgym.config import TextEnvConfig
 from agentgym.core import Outcome
-from agentgym.envinfo import CONTRACT_KWARGS_DOC, REQUIRED, UNKNOWN, env_kwargs, format_value
+from agentgym.envinfo import REQUIRED, config_model, env_kwargs, format_value
 from agentgym.play import OVER, UNKNOWN_COMMAND, play, translate_error
+
+CONTRACT_ALLOWED = {row.name: row.allowed for row in TextEnvConfig.table()}
 
 COUNTER = "agentgym-test/Counter-v0"
 SHOP = "agentgym-test/Shop-v0"
@@ -199,7 +202,7 @@ def test_list_shows_every_id_with_each_kwarg_default_and_range(capsys):
     printed = capsys.readouterr().out
     for env_id in agentgym.env_ids():
         assert env_id in printed
-    for name, allowed in CONTRACT_KWARGS_DOC.items():
+    for name, allowed in CONTRACT_ALLOWED.items():
         if name != "render_mode":  # each env lists its own render modes
             assert name in printed and allowed in printed
     assert "shortest | solvable" in printed and "null | vpr" in printed
@@ -242,10 +245,11 @@ def test_every_registered_kwarg_is_in_the_signature_with_a_documented_range(entr
     creator = gym.envs.registration.load_env_creator(entry.entry_point)
     kwargs = {k.name: k for k in env_kwargs(entry.id)}
     # Every env takes the whole contract, with its family's explicit defaults.
-    assert set(CONTRACT_KWARGS_DOC) <= set(kwargs), sorted(set(CONTRACT_KWARGS_DOC) - set(kwargs))
+    assert set(CONTRACT_ALLOWED) <= set(kwargs), sorted(set(CONTRACT_ALLOWED) - set(kwargs))
+    assert config_model(entry.id) is not None, f"{entry.id} declares no config model"
     for name, info in kwargs.items():
-        assert info.allowed, f"{entry.id}: kwarg {name!r} has no documented range (kwargs_doc)"
-        assert info.default is not UNKNOWN, f"{entry.id}: documented {name!r} is not taken"
+        assert info.allowed, f"{entry.id}: kwarg {name!r} has no allowed values"
+        assert info.description, f"{entry.id}: kwarg {name!r} has no description"
         assert info.default is not REQUIRED
     if isinstance(creator, type):
         assert {k: v.default for k, v in kwargs.items()} == signature_defaults(creator)
@@ -289,11 +293,11 @@ def test_usage_errors_are_one_line(capsys):
 
 @pytest.mark.parametrize("entry", agentgym.ENVIRONMENTS, ids=lambda e: e.id)
 def test_documented_ranges_are_the_ones_the_env_enforces(entry):
-    """Each plain "LOW-HIGH" range in ``kwargs_doc``: both ends build, one past them is refused."""
+    """Each plain "LOW-HIGH" range a model declares: both ends build, one past them is refused."""
     ranges = {
-        name: tuple(map(int, doc.split("-")))
-        for name, doc in entry.kwargs_doc.items()
-        if re.fullmatch(r"\d+-\d+", doc)
+        row.name: tuple(map(int, row.allowed.split("-")))
+        for row in config_model(entry.id).table()
+        if re.fullmatch(r"\d+-\d+", row.allowed)
     }
     assert ranges or entry.family != "games", "a game documents some numeric range"
     for name, (low, high) in ranges.items():

@@ -110,8 +110,10 @@ def test_the_page_example_is_a_complete_text_env(example_module):
     for name in ("reward_mode", "render_mode", "score_process", "max_steps", "invalid_penalty",
                  "max_invalid"):
         assert name in own and own[name].default is not inspect.Parameter.empty, name
-    # The kwargs the entry documents are the family's own.
-    assert set(ENTRY.kwargs_doc) <= {k.name for k in env_kwargs(ENV_ID)}
+    # Its config model declares every kwarg, with the signature's defaults.
+    assert cls.config_model.__name__ == "SortConfig"
+    assert {k.name: k.default for k in env_kwargs(ENV_ID)} == {
+        name: p.default for name, p in own.items() if name != "self"}
     # Its docstring examples run.
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner()

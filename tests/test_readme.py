@@ -28,3 +28,48 @@ def test_quickstart_runs_and_its_comments_hold():
     components = scope["info"]["reward_components"]
     expected = ast.literal_eval(shown['info["reward_components"]'])
     assert components == pytest.approx(expected, abs=5e-5) and components.keys() == expected.keys()
+
+
+# ---------------------------------------------------------------------- the env table
+DOCS_ENVS = README.parent / "docs" / "envs.md"
+
+
+def _env_rows() -> dict[str, str]:
+    rows = re.findall(r"^\| `(agentgym/[\w-]+)` \| (.*)$", README.read_text(), re.MULTILINE)
+    return dict(rows)
+
+
+def test_the_env_table_has_every_id_and_its_kwarg_claims_are_the_models():
+    """Each kwarg the table names with a range (`size` 5-10), a default (`max_steps` 15) or
+    choices (`oracle="shortest"|"solvable"`) is checked against the id's declared config."""
+    import agentgym
+    from agentgym.envinfo import config_model
+
+    rows = _env_rows()
+    assert set(rows) == set(agentgym.env_ids())
+    checked = 0
+    for env_id, text in rows.items():
+        fields = config_model(env_id).model_fields
+        what = text.split(" | ")[0]  # the "what" column names the kwargs
+        for name, low, high in re.findall(r"`(\w+)` \(?(\d+)-(\d+)\)?", what):
+            bounds = {k: getattr(m, k) for m in fields[name].metadata for k in ("ge", "le")
+                      if getattr(m, k, None) is not None}
+            assert (bounds["ge"], bounds["le"]) == (int(low), int(high)), (env_id, name)
+            checked += 1
+        for name, value in re.findall(r"`(\w+)` \(?(\d+)\)?(?=[,;) ])(?!-)", what):
+            if name in fields:
+                assert fields[name].default == int(value), (env_id, name)
+                checked += 1
+        for name, choices in re.findall(r'`(\w+)="(.*?)"`', what):
+            args = set(re.findall(r'"?([\w-]+)"?', choices))
+            allowed = {row.allowed for row in config_model(env_id).table() if row.name == name}
+            assert args <= set(allowed.pop().split(" | ")), (env_id, name)
+            checked += 1
+    assert checked >= 10
+
+
+def test_docs_envs_is_the_generated_kwargs_reference():
+    from agentgym.envinfo import kwargs_markdown
+
+    assert DOCS_ENVS.read_text() == kwargs_markdown(), (
+        "docs/envs.md is out of date: agentgym list --markdown > docs/envs.md")
