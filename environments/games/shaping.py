@@ -35,11 +35,12 @@ little of its value, never as much as solving does.)
 
 from __future__ import annotations
 
+from typing import Literal
+
 __all__ = [
     "DESCRIPTIONS",
-    "PROCESS_REWARDS",
     "PROGRESS_TOTAL",
-    "check_process_reward",
+    "ProcessReward",
     "progress_reward",
     "step_cost",
 ]
@@ -47,7 +48,8 @@ __all__ = [
 #: ``"progress"`` (default): the settled potential difference of this module, whose episode
 #: sum pays only for solving; ``"verdict"`` (``preset="vpr"``): VPR's action-level scores,
 #: meant for state-group training (each action compared with its siblings), not as a return.
-PROCESS_REWARDS: tuple[str, ...] = ("progress", "verdict")
+#: The type of the games' ``process_reward`` config field.
+ProcessReward = Literal["progress", "verdict"]
 
 #: What the process rewards of a solved episode sum to before the per-step cost.
 PROGRESS_TOTAL = 1.0
@@ -63,17 +65,6 @@ DESCRIPTIONS: dict[str, str] = {
         "siblings); their episode sum is not a return to maximise"
     ),
 }
-
-
-def check_process_reward(value: object) -> str:
-    """``value`` if it names a scheme of :data:`PROCESS_REWARDS`, else ``ValueError``.
-
-    >>> check_process_reward("verdict")
-    'verdict'
-    """
-    if not isinstance(value, str) or value not in PROCESS_REWARDS:
-        raise ValueError(f"process_reward must be one of {PROCESS_REWARDS}, got {value!r}")
-    return value
 
 
 def step_cost(total: float, max_steps: int) -> float:

@@ -422,6 +422,23 @@ def test_budget_exhaustion_degrades_to_sound_local_deduction():
     assert [post.fraction(i) for i in (0, 2, 4, 5, 6)] == [F(2, 5)] * 5
 
 
+def test_listing_stops_at_its_leaf_cap_before_writing_the_layouts_out():
+    # 13 numbers "1", each over 3 cells of its own and one cell all of them share: a mine
+    # there is 1 layout; without it, each number's mine lies in its own 3 cells, 3**13 = 1.6M
+    # layouts in one leaf. The listing stake must give up before writing them out (it once
+    # held them all: 14 GB on a 16x16 board a loaded snapshot can make), and the DP counts.
+    import tracemalloc
+
+    hub = 1 << 39
+    constraints = [(100 + k, 0b111 << (3 * k) | hub, 1) for k in range(13)]
+    tracemalloc.start()
+    comp = count_component(constraints, (1 << 40) - 1, 40, 200_000, "auto")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert comp.terms == [(1, 1), (13, 3**13)]
+    assert peak < 20 * 2**20
+
+
 def test_posterior_rejects_impossible_inputs():
     with pytest.raises(ValueError, match="consistent"):
         mine_posterior(1, 3, 1, [False, True, False], [0, 2, 0])

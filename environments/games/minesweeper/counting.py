@@ -234,6 +234,12 @@ def list_layouts(
                 if not active:
                     # Every undecided cell lies in some open constraint, so none is left.
                     if spread:
+                        if leaf_cap is not None:
+                            # The cap is checked before the layouts are written out: their
+                            # number is a product that can reach 10^9 on a 16x16 board.
+                            ways = math.prod(math.comb(c.bit_count(), v) for c, v in spread)
+                            if len(leaves) + ways > leaf_cap:
+                                raise BudgetExceeded
                         layouts = [mines]
                         for cells, v in spread:
                             if v == cells.bit_count():

@@ -71,18 +71,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_number, check_range
+from agentgym.core import Outcome, TextEnv
 from agentgym.grammar import Slot, read_numbers
 from agentgym.presets import apply_preset
 
 from ..shaping import (
     DESCRIPTIONS,
     PROGRESS_TOTAL,
-    check_process_reward,
     progress_reward,
     step_cost,
 )
 from .board import cell_bits, cells_of, flood_mask, neighbour_counts, place_mines
+from .config import MinesweeperConfig
 from .posterior import Posterior
 from .solver import DEFAULT_POSTERIOR_BUDGET, PosteriorSolver
 
@@ -134,10 +134,11 @@ class MinesweeperEnv(TextEnv):
 
     Arguments:
 
-    * ``rows`` and ``cols`` (3..16, default 5), ``mines`` (1..rows*cols-9; a 3x3 board
-      allows 1; default 5);
+    * ``rows`` and ``cols`` (3..16, default 5; a remote client or a leaderboard bundle may
+      ask for up to 12), ``mines`` (1..rows*cols-9; a 3x3 board allows 1; default 5);
     * ``posterior_budget``: work per frontier component before the oracle degrades to local
-      deduction (1..10^9, default 200000);
+      deduction (1..10^9, default 200000, the most a client or bundle may ask for; see
+      :class:`~.config.MinesweeperConfig`);
     * ``process_reward``: ``"progress"`` (default: the share of safe cells revealed, settled
       so that only a win pays; see the module docstring) or ``"verdict"`` (VPR's per-action
       scores below, for state-group training, not a return to maximise);
@@ -171,6 +172,7 @@ class MinesweeperEnv(TextEnv):
     """
 
     verifier_name: ClassVar[str] = "minesweeper-exact-posterior"
+    config_model = MinesweeperConfig
     verifier_version: ClassVar[str] = "2"
     hidden_information: ClassVar[bool] = True
 
@@ -196,42 +198,18 @@ class MinesweeperEnv(TextEnv):
         invalid_penalty: float = -1.0,
         max_invalid: int = 3,
     ) -> None:
-        given = {
-            "process_reward": process_reward,
-            "rows": rows,
-            "cols": cols,
-            "mines": mines,
-            "max_steps": max_steps,
-            "safe_reveal_reward": safe_reveal_reward,
-            "certain_flag_reward": certain_flag_reward,
-            "guess_reward": guess_reward,
-            "other_reveal_reward": other_reveal_reward,
-            "uncertain_flag_reward": uncertain_flag_reward,
-            "invalid_penalty": invalid_penalty,
-            "max_invalid": max_invalid,
-        }
-        given = apply_preset(MinesweeperEnv, preset, PRESETS, given)
-        self.preset = preset
-        self.rows = check_range("rows", given["rows"], 3, 16)
-        self.cols = check_range("cols", given["cols"], 3, 16)
-        # Leaving 9 cells free lets the first reveal's 3x3 neighbourhood stay clear; a 3x3
-        # board still gets its one mine (then only the first cell is kept clear).
-        self.mines = check_range("mines", given["mines"], 1, max(1, self.rows * self.cols - 9))
+        given = apply_preset(MinesweeperEnv, preset, PRESETS, MinesweeperConfig.pick(locals()))
+        cfg = MinesweeperConfig.parse(given, owner="MinesweeperEnv")
+        super().__init__(**cfg.contract())
+        self.preset = cfg.preset
+        self.rows = cfg.rows
+        self.cols = cfg.cols
+        self.mines = cfg.mines  # at most max_mines(rows, cols): the first reveal keeps 9 clear
         n = self.rows * self.cols
-        steps = given["max_steps"]
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=2 * n if steps is None else steps,
-            invalid_penalty=given["invalid_penalty"],
-            max_invalid=given["max_invalid"],
-        )
-        self.posterior_budget = check_range("posterior_budget", posterior_budget, 1, 10**9)
-        given["win_reward"] = win_reward
+        self.posterior_budget = cfg.posterior_budget
         for name in _REWARD_KWARGS:
-            setattr(self, name, check_number(name, given[name]))
-        self.process_reward = check_process_reward(given["process_reward"])
+            setattr(self, name, getattr(cfg, name))
+        self.process_reward = cfg.process_reward
         self._cost = step_cost(PROGRESS_TOTAL, self.max_steps)
         self._n = n
         self._safe_total = n - self.mines

@@ -71,21 +71,19 @@ from typing import Any
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_number, check_penalty, check_range
+from agentgym.core import Outcome, TextEnv
 from agentgym.presets import apply_preset
 
 from ..shaping import (
     DESCRIPTIONS,
     PROGRESS_TOTAL,
-    check_process_reward,
     progress_reward,
     step_cost,
 )
+from .config import SokobanConfig
 from .generator import generate_level
 from .logic import (
     DIRECTIONS,
-    MAX_BOXES,
-    MAX_SIDE,
     SYMBOLS,
     Level,
     check_playable,
@@ -174,13 +172,6 @@ def _frame(height: int, width: int) -> _Frame:
     return _Frame(height, width)
 
 
-def _max_boxes(size: int) -> int:
-    # Keep a quarter of the interior per box, so rooms are not just boxes: 1-2 on 5x5, 3 above.
-    return min(MAX_BOXES, (size - 2) ** 2 // 4)
-
-
-
-
 class SokobanEnv(TextEnv):
     """Push every box onto a goal within a step budget; each move scored by a shortest-path oracle.
 
@@ -233,6 +224,7 @@ class SokobanEnv(TextEnv):
     """
 
     verifier_name = "sokoban-bfs"
+    config_model = SokobanConfig
     verifier_version = "2"
 
     def __init__(
@@ -255,53 +247,22 @@ class SokobanEnv(TextEnv):
         invalid_penalty: float = -2.0,
         max_invalid: int = 1,
     ) -> None:
-        kw = apply_preset(
-            SokobanEnv,
-            preset,
-            PRESETS,
-            {
-                "process_reward": process_reward,
-                "oracle": oracle,
-                "search_depth": search_depth,
-                "optimal_reward": optimal_reward,
-                "legal_reward": legal_reward,
-                "deadlock_penalty": deadlock_penalty,
-                "invalid_penalty": invalid_penalty,
-                "max_invalid": max_invalid,
-            },
-        )
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=check_range("max_steps", max_steps, 1, 100),
-            invalid_penalty=kw["invalid_penalty"],
-            max_invalid=kw["max_invalid"],
-        )
-        self.preset = preset
-        self.size = check_range("size", size, 5, MAX_SIDE)
-        self.num_boxes = check_range("boxes", boxes, 1, MAX_BOXES)
-        limit = _max_boxes(self.size)
-        if self.num_boxes > limit:
-            raise ValueError(f"boxes must be in [1, {limit}] for size {self.size}, got {boxes}")
-        if kw["oracle"] not in ORACLE_MODES:
-            raise ValueError(f"oracle must be one of {ORACLE_MODES}, got {kw['oracle']!r}")
-        self.oracle_mode: str = kw["oracle"]
-        depth = kw["search_depth"]
-        self.search_depth = None if depth is None else check_range("search_depth", depth, 1, 100)
+        kw = apply_preset(SokobanEnv, preset, PRESETS, SokobanConfig.pick(locals()))
+        cfg = SokobanConfig.parse(kw, owner="SokobanEnv")
+        super().__init__(**cfg.contract())
+        self.preset = cfg.preset
+        self.size = cfg.size
+        self.num_boxes = cfg.boxes
+        self.oracle_mode: str = cfg.oracle
+        self.search_depth = cfg.search_depth
         self.rewards = Rewards(
-            optimal=check_number("optimal_reward", kw["optimal_reward"]),
-            legal=check_number("legal_reward", kw["legal_reward"]),
-            unsolvable=check_penalty("deadlock_penalty", kw["deadlock_penalty"]),
+            optimal=cfg.optimal_reward,
+            legal=cfg.legal_reward,
+            unsolvable=cfg.deadlock_penalty,
             blocked=self.invalid_penalty,
         )
-        if not self.rewards.unsolvable <= self.rewards.legal <= self.rewards.optimal:
-            raise ValueError(
-                "the rewards must satisfy deadlock_penalty <= legal_reward <= optimal_reward, "
-                f"got {self.rewards.unsolvable}, {self.rewards.legal}, {self.rewards.optimal}"
-            )
-        self.success_reward = check_number("success_reward", success_reward)
-        self.process_reward = check_process_reward(kw["process_reward"])
+        self.success_reward = cfg.success_reward
+        self.process_reward = cfg.process_reward
         self._cost = step_cost(PROGRESS_TOTAL, self.max_steps)
         self._phi = 0.0  # the progress potential now (see ..shaping)
         self._paid = 0.0  # progress rewards paid so far this episode

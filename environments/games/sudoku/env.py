@@ -63,12 +63,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_number, check_range
+from agentgym.core import Outcome, TextEnv
 from agentgym.environments.games.sudoku.logic import (
-    ORACLES,
-    SIZES,
     Rewards,
-    blank_range,
     box_size,
     candidate_masks,
     cell_offsets,
@@ -85,10 +82,11 @@ from agentgym.environments.games.sudoku.logic import (
 from agentgym.grammar import Slot, read_numbers
 from agentgym.presets import apply_preset
 
+from .config import SudokuConfig
+
 __all__ = ["DEFAULT_BLANKS", "PRESETS", "VPR_PRESET", "SudokuEnv"]
 
 DEFAULT_BLANKS: dict[int, int] = {4: 8, 9: 40}
-MAX_STEPS_LIMIT = 1000
 PRESETS: tuple[str | None, ...] = (None, "vpr")
 
 #: The kwargs a preset sets, with their defaults when no preset is given.
@@ -139,12 +137,6 @@ def _ordinal(n: int) -> str:
     """
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-def _check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return value
 
 
 class _Tables:
@@ -240,6 +232,7 @@ class SudokuEnv(TextEnv):
     """
 
     verifier_name: ClassVar[str] = "sudoku-forced-mrv"
+    config_model = SudokuConfig
     verifier_version: ClassVar[str] = "2"
     max_observation_length: ClassVar[int] = 4096
     max_action_length: ClassVar[int] = 1024
@@ -265,60 +258,26 @@ class SudokuEnv(TextEnv):
         reward_wrong: float = -1.0,
         preset: str | None = None,
     ) -> None:
-        kw = apply_preset(
-            SudokuEnv,
-            preset,
-            {"vpr": VPR_PRESET},
-            {
-                "oracle": oracle,
-                "invalid_penalty": invalid_penalty,
-                "max_invalid": max_invalid,
-                "wrong_digit_ends": wrong_digit_ends,
-                "repeats_are_wrong": repeats_are_wrong,
-                "reward_forced": reward_forced,
-                "reward_mrv": reward_mrv,
-                "reward_other": reward_other,
-                "reward_wrong": reward_wrong,
-            },
-        )
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=check_range("max_steps", max_steps, 1, MAX_STEPS_LIMIT),
-            invalid_penalty=kw["invalid_penalty"],
-            max_invalid=kw["max_invalid"],
-        )
-        self.preset = preset
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size not in SIZES:
-            raise ValueError(f"size must be one of {SIZES}, got {size!r}")
-        self.size = int(size)
+        kw = apply_preset(SudokuEnv, preset, {"vpr": VPR_PRESET}, SudokuConfig.pick(locals()))
+        cfg = SudokuConfig.parse(kw, owner="SudokuEnv")
+        super().__init__(**cfg.contract())
+        self.preset = cfg.preset
+        self.size = cfg.size
         self.box = box_size(self.size)
-        low, high = blank_range(self.size)
-        if blanks is None:
-            blanks = DEFAULT_BLANKS[self.size]
-        self.blanks = check_range("blanks", blanks, low, high)
-        if kw["oracle"] not in ORACLES:
-            raise ValueError(f"oracle must be one of {ORACLES}, got {kw['oracle']!r}")
-        self.oracle = str(kw["oracle"])
-        self.wrong_digit_ends = _check_bool("wrong_digit_ends", kw["wrong_digit_ends"])
-        self.repeats_are_wrong = _check_bool("repeats_are_wrong", kw["repeats_are_wrong"])
+        self.blanks = DEFAULT_BLANKS[self.size] if cfg.blanks is None else cfg.blanks
+        self.oracle = cfg.oracle
+        self.wrong_digit_ends = cfg.wrong_digit_ends
+        self.repeats_are_wrong = cfg.repeats_are_wrong
         #: With ``wrong_digit_ends=False``, the wrong digit that reaches this count loses the
         #: game: without a bound, trying each listed digit in turn solves every grid.
-        self.max_wrong = check_range("max_wrong", max_wrong, 1, 1000)
+        self.max_wrong = cfg.max_wrong
         self._wrong = 0
         self.rewards = Rewards(
-            forced=check_number("reward_forced", kw["reward_forced"]),
-            mrv=check_number("reward_mrv", kw["reward_mrv"]),
-            other=check_number("reward_other", kw["reward_other"]),
-            wrong=check_number("reward_wrong", kw["reward_wrong"]),
+            forced=cfg.reward_forced,
+            mrv=cfg.reward_mrv,
+            other=cfg.reward_other,
+            wrong=cfg.reward_wrong,
         )
-        r = self.rewards
-        if not r.forced >= r.mrv > r.other > r.wrong:
-            raise ValueError(
-                "rewards must satisfy reward_forced >= reward_mrv > reward_other > reward_wrong, "
-                f"got {r.forced}, {r.mrv}, {r.other}, {r.wrong}"
-            )
         self._t = _tables(self.size)
         self._rules = self._write_rules()
 

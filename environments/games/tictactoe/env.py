@@ -10,11 +10,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_number, check_range
+from agentgym.core import Outcome, TextEnv, check_range
 from agentgym.draws import below
 from agentgym.grammar import Slot, read_numbers
 from agentgym.presets import apply_preset
 
+from .config import TicTacToeConfig
 from .logic import (
     EMPTY,
     OPPONENTS,
@@ -38,10 +39,7 @@ from .logic import (
     winner,
 )
 
-__all__ = ["AGENT_FIRST_CHOICES", "OPPONENT_CHOICES", "PRESETS", "TicTacToeEnv"]
-
-OPPONENT_CHOICES: tuple[str, ...] = tuple(OPPONENTS)
-AGENT_FIRST_CHOICES: tuple[bool | str, ...] = (True, False, "random")
+__all__ = ["PRESETS", "TicTacToeEnv"]
 
 #: ``preset="vpr"``: the VPR paper's search example (arXiv 2605.10325): the agent plays either
 #: side against a strong opponent (the paper's MCTS; here exact minimax, which never loses),
@@ -162,6 +160,7 @@ class TicTacToeEnv(TextEnv):
     """
 
     verifier_name: ClassVar[str] = "tictactoe-minimax"
+    config_model = TicTacToeConfig
     # 2: depth-aware scores (blocking a one-move loss is the only optimal move).
     verifier_version: ClassVar[str] = "2"
     max_observation_length: ClassVar[int] = 2048
@@ -183,41 +182,17 @@ class TicTacToeEnv(TextEnv):
         render_mode: str | None = None,
         score_process: bool = True,
     ) -> None:
-        if not isinstance(opponent, str) or opponent not in OPPONENTS:
-            raise ValueError(f"opponent must be one of {OPPONENT_CHOICES}, got {opponent!r}")
-        if not (isinstance(agent_first, bool) or agent_first == "random"):
-            raise ValueError(
-                f"agent_first must be one of {AGENT_FIRST_CHOICES}, got {agent_first!r}"
-            )
-        chosen = {
-            "opponent": opponent,
-            "agent_first": agent_first,
-            "optimal_reward": check_number("optimal_reward", optimal_reward),
-            "legal_reward": check_number("legal_reward", legal_reward),
-            "success_reward": check_number("success_reward", success_reward),
-        }
-        chosen = apply_preset(TicTacToeEnv, preset, PRESETS, chosen)
-        if chosen["optimal_reward"] <= chosen["legal_reward"]:
-            raise ValueError(
-                f"optimal_reward ({chosen['optimal_reward']}) must be larger than legal_reward "
-                f"({chosen['legal_reward']}), or the oracle would not be the best move"
-            )
-        self.opponent: str = chosen["opponent"]
-        self.agent_first: bool | str = chosen["agent_first"]
-        self.optimal_reward: float = chosen["optimal_reward"]
-        self.legal_reward: float = chosen["legal_reward"]
-        self.success_reward: float = chosen["success_reward"]
-        self.preset = preset
+        chosen = apply_preset(TicTacToeEnv, preset, PRESETS, TicTacToeConfig.pick(locals()))
+        cfg = TicTacToeConfig.parse(chosen, owner="TicTacToeEnv")
+        self.opponent: str = cfg.opponent
+        self.agent_first: bool | str = cfg.agent_first
+        self.optimal_reward: float = cfg.optimal_reward
+        self.legal_reward: float = cfg.legal_reward
+        self.success_reward: float = cfg.success_reward
+        self.preset = cfg.preset
         # The minimax table is memoised and success is defined by minimax scores, so there is
         # no oracle work to skip when score_process is False; the base class zeroes the part.
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
+        super().__init__(**cfg.contract())
         self._moves: list[int] = []
         self._board: Board = empty_board()
         self._agent = X
