@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_number, check_range
+from agentgym.core import Outcome, TextEnv
 from agentgym.draws import Draws
 
+from .config import BazaarB2CConfig
 from .eas import RunningEAS, eas_score
 from .firms import CAP_MULTIPLE, MARKUP, STRATEGIES, firm_price
 from .market import arrivals, crash_reason, market_mean_price, play_round, reservation_price
@@ -248,6 +249,7 @@ class BazaarB2CEnv(TextEnv):
 
     verifier_name = "bazaar-b2c-ledger"
     verifier_version = "1"
+    config_model = BazaarB2CConfig
     max_observation_length = 4096
     max_action_length = 65536
 
@@ -267,28 +269,15 @@ class BazaarB2CEnv(TextEnv):
         rounds: int = 100,
         process_weight: float = 0.2,
     ) -> None:
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
-        self.firms = check_range("firms", firms, 2, 8)
-        if strategies not in STRATEGY_CHOICES:
-            raise ValueError(
-                f"strategies must be one of {list(STRATEGY_CHOICES)}, got {strategies!r}"
-            )
-        self.strategies = strategies
-        self.rate = check_range("rate", rate, 1, 100)
-        self.capacity = check_range("capacity", capacity, 1, 100)
-        self.rivals = firm_strategies(strategies, self.firms)
-        weight = check_number("process_weight", process_weight)
-        if weight < 0:
-            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
-        self.process_weight = weight
-        self.rounds = check_range("rounds", rounds, 1, 1000)
+        cfg = BazaarB2CConfig.of(locals(), owner="BazaarB2CEnv")
+        super().__init__(**cfg.contract())
+        self.firms = cfg.firms
+        self.strategies: str = cfg.strategies
+        self.rate = cfg.rate
+        self.capacity = cfg.capacity
+        self.rivals = firm_strategies(cfg.strategies, cfg.firms)
+        self.process_weight = cfg.process_weight
+        self.rounds = cfg.rounds
 
     @property
     def rules(self) -> str:

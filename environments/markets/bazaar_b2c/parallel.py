@@ -31,8 +31,9 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agentgym.actions import extract_action
-from agentgym.core import TEXT_CHARSET, check_number, check_penalty, check_range
+from agentgym.core import TEXT_CHARSET
 
+from .config import BazaarB2CParallelConfig
 from .eas import RunningEAS, eas, eas_score
 from .env import COST, open_market, parse_price, public_record, round_summary, run_round
 from .firms import CAP_MULTIPLE
@@ -45,6 +46,8 @@ class BazaarB2CParallelEnv(ParallelEnv):
     """``firms`` seats ``firm_0..firm_{n-1}`` posting prices in one Poisson consumer market."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "bazaar_b2c_v0", "render_modes": []}
+    #: The declared kwargs (:mod:`agentgym.config`).
+    config_model: ClassVar[type[BazaarB2CParallelConfig]] = BazaarB2CParallelConfig
     max_observation_length = 4096
     max_action_length = 65536
 
@@ -60,17 +63,15 @@ class BazaarB2CParallelEnv(ParallelEnv):
         rounds: int = 100,
         process_weight: float = 0.2,
     ) -> None:
-        self.firms = check_range("firms", firms, 2, 8)
-        self.rounds = check_range("rounds", rounds, 1, 1000)
-        weight = check_number("process_weight", process_weight)
-        if weight < 0:
-            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
-        self.process_weight = weight
-        self.rate = check_range("rate", rate, 1, 100)
-        self.capacity = check_range("capacity", capacity, 1, 100)
-        self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
-        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
-        self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
+        cfg = BazaarB2CParallelConfig.of(locals(), owner="BazaarB2CParallelEnv")
+        self.firms = cfg.firms
+        self.rounds = cfg.rounds
+        self.process_weight = cfg.process_weight
+        self.rate = cfg.rate
+        self.capacity = cfg.capacity
+        self.max_steps = cfg.max_steps
+        self.invalid_penalty = cfg.invalid_penalty
+        self.max_invalid = cfg.max_invalid
         self.possible_agents = [f"firm_{i}" for i in range(self.firms)]
         self.agents: list[str] = []
         self._obs_space = spaces.Text(

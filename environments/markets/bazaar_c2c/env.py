@@ -12,10 +12,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_number, check_range
+from agentgym.core import Outcome, TextEnv, check_range
 from agentgym.draws import Draws
 
 from .agents import guardian_move
+from .config import BazaarC2CConfig
 from .market import (
     VALUE_SCALE,
     Listing,
@@ -175,29 +176,6 @@ def copy_ledger(ledger: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def check_market_kwargs(
-    sybils: Any, honest: Any, buyers: Any, rounds: Any, inspect_cost: Any, flag_reward: Any,
-    wrong_flag_penalty: Any, welfare_weight: Any,
-) -> tuple[int, int, int, int, float, float, float, float]:
-    """The market's kwargs, checked (one-line ``ValueError`` naming the kwarg) and typed.
-
-    Shared by :class:`BazaarC2CEnv` and the PettingZoo version, so both refuse the same input.
-
-    >>> check_market_kwargs(3, 6, 4, 4, 2, 1, 1, 1)
-    (3, 6, 4, 4, 2.0, 1.0, 1.0, 1.0)
-    """
-    if isinstance(sybils, bool) or sybils not in SYBIL_CHOICES:
-        raise ValueError(f"sybils must be one of {SYBIL_CHOICES}, got {sybils!r}")
-    amounts = {"inspect_cost": inspect_cost, "flag_reward": flag_reward,
-               "wrong_flag_penalty": wrong_flag_penalty, "welfare_weight": welfare_weight}
-    for name, value in amounts.items():
-        if check_number(name, value) < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value}")
-    return (int(sybils), check_range("honest", honest, 1, 12),
-            check_range("buyers", buyers, 0, 12), check_range("rounds", rounds, 1, 20),
-            *(float(v) for v in amounts.values()))
-
-
 class BazaarC2CEnv(TextEnv):
     """A C2C lemon market: honest sellers and one deceptive seller's ``sybils`` identities.
 
@@ -249,6 +227,7 @@ class BazaarC2CEnv(TextEnv):
 
     verifier_name: ClassVar[str] = "bazaar-c2c-ledger"
     verifier_version: ClassVar[str] = "1"
+    config_model = BazaarC2CConfig
     max_observation_length: ClassVar[int] = 8192
     max_action_length: ClassVar[int] = 1024
 
@@ -272,25 +251,18 @@ class BazaarC2CEnv(TextEnv):
         render_mode: str | None = None,
         score_process: bool = True,
     ) -> None:
-        if role not in ROLES:
-            raise ValueError(f"role must be one of {ROLES}, got {role!r}")
-        settings = check_market_kwargs(sybils, honest, buyers, rounds, inspect_cost,
-                                       flag_reward, wrong_flag_penalty, welfare_weight)
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
-        self.role = role
-        weight = check_number("process_weight", process_weight)
-        if weight < 0:
-            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
-        self.process_weight = weight
-        (self.sybils, self.honest, self.buyers, self.rounds, self.inspect_cost,
-         self.flag_reward, self.wrong_flag_penalty, self.welfare_weight) = settings
+        cfg = BazaarC2CConfig.of(locals(), owner="BazaarC2CEnv")
+        super().__init__(**cfg.contract())
+        self.role: str = cfg.role
+        self.process_weight = cfg.process_weight
+        self.sybils: int = cfg.sybils
+        self.honest = cfg.honest
+        self.buyers = cfg.buyers
+        self.rounds = cfg.rounds
+        self.inspect_cost = cfg.inspect_cost
+        self.flag_reward = cfg.flag_reward
+        self.wrong_flag_penalty = cfg.wrong_flag_penalty
+        self.welfare_weight = cfg.welfare_weight
         self._market: list[list[Listing]] = []
         self._items: list[dict[str, float]] = []
         self._round = 0

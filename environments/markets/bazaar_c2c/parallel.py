@@ -37,13 +37,13 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agentgym.actions import extract_action
-from agentgym.core import TEXT_CHARSET, check_number, check_penalty, check_range, check_seed
+from agentgym.core import TEXT_CHARSET, check_seed
 from agentgym.draws import Draws
 
+from .config import BazaarC2CParallelConfig
 from .env import (
     BUYER_FORMAT,
     SELLER_FORMAT,
-    check_market_kwargs,
     guardian_actions,
     parse_move,
     public_view,
@@ -79,6 +79,8 @@ class BazaarC2CParallelEnv(ParallelEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"name": "bazaar_c2c_v0", "render_modes": ["ansi"]}
+    #: The declared kwargs (:mod:`agentgym.config`).
+    config_model: ClassVar[type[BazaarC2CParallelConfig]] = BazaarC2CParallelConfig
 
     def __init__(
         self,
@@ -97,18 +99,20 @@ class BazaarC2CParallelEnv(ParallelEnv):
         max_invalid: int = 10,
         render_mode: str | None = None,
     ) -> None:
-        (self.sybils, self.honest, self.buyers, self.rounds, self.inspect_cost,
-         self.flag_reward, self.wrong_flag_penalty, self.welfare_weight) = check_market_kwargs(
-            sybils, honest, buyers, rounds, inspect_cost, flag_reward, wrong_flag_penalty,
-            welfare_weight)
-        weight = check_number("process_weight", process_weight)
-        if weight < 0:
-            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
-        self.process_weight = weight
-        self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
-        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
-        self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
-        self.render_mode = render_mode
+        cfg = BazaarC2CParallelConfig.of(locals(), owner="BazaarC2CParallelEnv")
+        self.sybils: int = cfg.sybils
+        self.honest = cfg.honest
+        self.buyers = cfg.buyers
+        self.rounds = cfg.rounds
+        self.inspect_cost = cfg.inspect_cost
+        self.flag_reward = cfg.flag_reward
+        self.wrong_flag_penalty = cfg.wrong_flag_penalty
+        self.welfare_weight = cfg.welfare_weight
+        self.process_weight = cfg.process_weight
+        self.max_steps = cfg.max_steps
+        self.invalid_penalty = cfg.invalid_penalty
+        self.max_invalid = cfg.max_invalid
+        self.render_mode = cfg.render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         self._obs_space = spaces.Text(max_length=8192, min_length=1, charset=TEXT_CHARSET)

@@ -10,9 +10,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import TEXT_CHARSET, Outcome, TextEnv, check_number, check_range
+from agentgym.core import TEXT_CHARSET, Outcome, TextEnv, check_range
 from agentgym.draws import below
 
+from .config import NegotiationConfig
 from .counterparties import OPPONENTS, Counterparty
 from .logic import (
     BUDGET_SPREAD,
@@ -148,6 +149,7 @@ class NegotiationEnv(TextEnv):
 
     verifier_name: ClassVar[str] = "negotiation-offer-checks"
     verifier_version: ClassVar[str] = "2"
+    config_model = NegotiationConfig
     max_observation_length: ClassVar[int] = 8192
     max_action_length: ClassVar[int] = 1024
 
@@ -165,26 +167,13 @@ class NegotiationEnv(TextEnv):
         render_mode: str | None = None,
         score_process: bool = True,
     ) -> None:
-        if not isinstance(role, str) or role not in ROLE_CHOICES:
-            raise ValueError(f"role must be one of {ROLE_CHOICES}, got {role!r}")
-        if not isinstance(opponent, str) or opponent not in OPPONENT_CHOICES:
-            raise ValueError(f"opponent must be one of {OPPONENT_CHOICES}, got {opponent!r}")
-        weight = check_number("process_weight", process_weight)
-        if weight < 0:
-            raise ValueError(f"process_weight must be a finite number >= 0, got {weight}")
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
-        self.role_choice = role
-        self.opponent_choice = opponent
-        self.max_rounds = check_range("max_rounds", max_rounds, 1, 50)
-        self.process_weight = weight
-        self._per_offer = weight / self.max_rounds
+        cfg = NegotiationConfig.of(locals(), owner="NegotiationEnv")
+        super().__init__(**cfg.contract())
+        self.role_choice: str = cfg.role
+        self.opponent_choice: str = cfg.opponent
+        self.max_rounds = cfg.max_rounds
+        self.process_weight = cfg.process_weight
+        self._per_offer = cfg.process_weight / cfg.max_rounds
         self._reset_fields()
 
     def _reset_fields(self) -> None:

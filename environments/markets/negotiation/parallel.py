@@ -23,15 +23,16 @@ no deal and for a deal past its own value: a violation, flagged in ``infos[seat]
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from agentgym.actions import extract_action
-from agentgym.core import TEXT_CHARSET, check_number, check_penalty, check_range, check_seed
+from agentgym.core import TEXT_CHARSET, check_seed
 
+from .config import NegotiationParallelConfig
 from .env import MAX_SAY, parse_move
 from .logic import (
     ROLES,
@@ -55,6 +56,8 @@ class NegotiationParallelEnv(ParallelEnv):
     """Buyer and seller seats, both played by agents; see the module docstring."""
 
     metadata = {"name": "agentgym_negotiation_v0", "render_modes": []}  # noqa: RUF012
+    #: The declared kwargs (:mod:`agentgym.config`).
+    config_model: ClassVar[type[NegotiationParallelConfig]] = NegotiationParallelConfig
 
     def __init__(
         self,
@@ -67,19 +70,14 @@ class NegotiationParallelEnv(ParallelEnv):
         max_invalid: int = 10,
         render_mode: str | None = None,
     ) -> None:
-        if first not in ROLES:
-            raise ValueError(f"first must be one of {ROLES}, got {first!r}")
-        if render_mode is not None:
-            raise ValueError(f"render_mode must be None, got {render_mode!r}")
-        self.first = first
-        self.max_rounds = check_range("max_rounds", max_rounds, 1, 50)
-        self.process_weight = check_number("process_weight", process_weight)
-        if self.process_weight < 0:
-            raise ValueError(f"process_weight must be >= 0, got {process_weight}")
-        self.max_steps = check_range("max_steps", max_steps, 1, 100_000)
-        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)
-        self.max_invalid = check_range("max_invalid", max_invalid, 1, 100_000)
-        self.render_mode = render_mode
+        cfg = NegotiationParallelConfig.of(locals(), owner="NegotiationParallelEnv")
+        self.first: str = cfg.first
+        self.max_rounds = cfg.max_rounds
+        self.process_weight = cfg.process_weight
+        self.max_steps = cfg.max_steps
+        self.invalid_penalty = cfg.invalid_penalty
+        self.max_invalid = cfg.max_invalid
+        self.render_mode = cfg.render_mode
         self.possible_agents = list(ROLES)
         self._observation_space = spaces.Text(
             max_length=_MAX_OBS, min_length=1, charset=TEXT_CHARSET
