@@ -48,11 +48,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv, check_range
+from agentgym.core import Outcome, TextEnv
 
-from .generator import SPLITS, Episode, generate
+from .config import HouseholdConfig
+from .generator import Episode, generate
 from .planner import PLANNER_MAX_NODES, Planner
-from .tasks import TASK_TYPES, Task, goal_holds, progress
+from .tasks import Task, goal_holds, progress
 from .world import (
     Action,
     Scene,
@@ -68,19 +69,16 @@ from .world import (
 __all__ = ["HouseholdEnv"]
 
 
-def _check_gamma(gamma: Any) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)):
-        raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-    if not 0.0 < float(gamma) <= 1.0:
-        raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-    return float(gamma)
-
-
 class HouseholdEnv(TextEnv):
-    """ALFWorld-style household tasks in seeded rooms; milestone-potential process reward."""
+    """ALFWorld-style household tasks in seeded rooms; milestone-potential process reward.
+
+    Its kwargs are declared in :class:`~.config.HouseholdConfig` (types, bounds, defaults,
+    and what remote clients and leaderboard bundles may set).
+    """
 
     verifier_name: ClassVar[str] = "household-milestones-astar"
     verifier_version: ClassVar[str] = "1"
+    config_model = HouseholdConfig
     rules: ClassVar[str] = (
         "You are in a household room with numbered receptacles (cabinet 1, drawer 2, fridge "
         "1, ...) and objects (mug 1, apple 2, ...). Carry out the task sentence. Commands: "
@@ -107,21 +105,11 @@ class HouseholdEnv(TextEnv):
         invalid_penalty: float = -0.1,
         max_invalid: int = 50,
     ) -> None:
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
-        if task_type != "any" and task_type not in TASK_TYPES:
-            raise ValueError(f"task_type must be 'any' or one of {TASK_TYPES}, got {task_type!r}")
-        if split not in SPLITS:
-            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-        self.task_type, self.split = task_type, split
-        self.gamma = _check_gamma(gamma)
-        self.planner_nodes = check_range("planner_nodes", planner_nodes, 1, 10_000_000)
+        cfg = HouseholdConfig.of(locals(), owner="HouseholdEnv")
+        super().__init__(**cfg.contract())
+        self.task_type, self.split = cfg.task_type, cfg.split
+        self.gamma = cfg.gamma
+        self.planner_nodes = cfg.planner_nodes
         self._planner: Planner | None = None
         self._commands: dict[str, Action] | None = None
 

@@ -44,6 +44,15 @@ from agentgym.core import Outcome, TextEnv, check_range
 from agentgym.draws import below
 
 from .catalog import DEFAULT_NUM_PRODUCTS
+from .config import (
+    DEFAULT_INVALID_PENALTY,
+    DEFAULT_MAX_INVALID,
+    DEFAULT_MAX_STEPS,
+    MAX_PRODUCTS,
+    BrowserWebShopConfig,
+    MakeWebShopConfig,
+    WebShopConfig,
+)
 from .engine import (
     BACK_TO_SEARCH,
     BUY_NOW,
@@ -77,24 +86,9 @@ __all__ = [
 ]
 
 MODES: tuple[str, ...] = ("text", "browser")
-MAX_PRODUCTS = 1_200_000
-DEFAULT_MAX_STEPS = 15
-#: Small next to the shaping rewards (a search that lists an R = 1 product earns +1), so an
-#: invalid action costs something without drowning the signal; the base class adds it on
-#: top of the state-unchanged shaping reward.
-DEFAULT_INVALID_PENALTY = -0.1
-DEFAULT_MAX_INVALID = 5
 BROWSER_INSTALL_HINT = (
     "pip install 'agentgym[browser]' and bash scripts/install_browser.sh (Chromium)"
 )
-
-
-def _check_gamma(gamma: Any) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)):
-        raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-    if not 0.0 < float(gamma) <= 1.0:
-        raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-    return float(gamma)
 
 
 class WebShopBase(TextEnv):
@@ -116,10 +110,14 @@ class WebShopBase(TextEnv):
       ``reset(options={"goal_index": i})`` overrides it for one episode.
     * ``num_products`` (50,000; 100-1,200,000): catalog size. The index is built once per
       machine (20-40 s for 50,000 on two cores, with a progress bar) and cached; see
-      :mod:`.search`.
+      :mod:`.search`. Remote clients and leaderboard bundles may only pick one of
+      :data:`~.config.PUBLIC_NUM_PRODUCTS` (1,000, 2,000, 10,000 or 50,000).
     * ``gamma`` (1.0; in (0, 1]): discount of the shaping reward.
     * ``max_steps`` (15), ``invalid_penalty`` (-0.1), ``max_invalid`` (5), ``reward_mode``,
       ``render_mode``, ``score_process``: as in :class:`agentgym.core.TextEnv`.
+
+    Each mode declares them in :mod:`.config` and parses them before calling this
+    constructor with the parsed config.
     """
 
     #: ``"text"`` or ``"browser"``; recorded in :meth:`config` and in ``info["mode"]``.
@@ -129,37 +127,13 @@ class WebShopBase(TextEnv):
     # uniform penalty.
     verifier_version: ClassVar[str] = "2"
 
-    def __init__(
-        self,
-        *,
-        split: str,
-        goal_index: int | None,
-        num_products: int,
-        gamma: float,
-        reward_mode: str,
-        render_mode: str | None,
-        score_process: bool,
-        max_steps: int,
-        invalid_penalty: float,
-        max_invalid: int,
-    ) -> None:
-        if split not in SPLITS:
-            raise ValueError(f"split must be one of {tuple(SPLITS)}, got {split!r}")
-        size = GoalBank.split_size(split)
-        self.split = split
-        self.goal_index = (
-            None if goal_index is None else check_range("goal_index", goal_index, 0, size - 1)
-        )
-        self.num_products = check_range("num_products", num_products, 100, MAX_PRODUCTS)
-        self.gamma = _check_gamma(gamma)
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
+    def __init__(self, cfg: WebShopConfig | BrowserWebShopConfig) -> None:
+        # The mode's constructor has parsed its kwargs into ``cfg`` (see .config).
+        self.split = cfg.split
+        self.goal_index = cfg.goal_index
+        self.num_products = cfg.num_products
+        self.gamma = cfg.gamma
+        super().__init__(**cfg.contract())
         self.shop = get_shop(self.num_products)
         self._engine: WebShopEngine | None = None
 
@@ -384,37 +358,21 @@ def make_webshop(
     ``viewport_height`` (768), ``timeout_ms`` (10,000) and ``full_navigation`` (False) are
     browser-mode kwargs; ``None`` means their default, and setting one in text mode is an
     error. Browser mode without Playwright or Chromium fails here with the install command.
+    The kwargs are declared in :class:`~.config.MakeWebShopConfig` (``make_webshop.config_model``)
+    and checked before anything is built.
 
     >>> make_webshop(num_products=2000).reset(seed=0)[1]["mode"]
     'text'
     """
-    common: dict[str, Any] = {
-        "split": split,
-        "goal_index": goal_index,
-        "num_products": num_products,
-        "gamma": gamma,
-        "reward_mode": reward_mode,
-        "render_mode": render_mode,
-        "score_process": score_process,
-        "max_steps": max_steps,
-        "invalid_penalty": invalid_penalty,
-        "max_invalid": max_invalid,
-    }
-    browser_only = {
-        "viewport_width": viewport_width,
-        "viewport_height": viewport_height,
-        "timeout_ms": timeout_ms,
-        "full_navigation": full_navigation,
-    }
-    given = {k: v for k, v in browser_only.items() if v is not None}
-    if mode == "text":
-        if given:
-            raise ValueError(f"{', '.join(sorted(given))} only apply to mode='browser'")
+    cfg = MakeWebShopConfig.of(locals(), owner="make_webshop")
+    if cfg.mode == "text":
         from .env import WebShopEnv
 
-        return WebShopEnv(**common)
-    if mode == "browser":
-        from .browser_env import BrowserWebShopEnv
+        return WebShopEnv(**cfg.mode_kwargs())
+    from .browser_env import BrowserWebShopEnv
 
-        return BrowserWebShopEnv(**common, **given)
-    raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    return BrowserWebShopEnv(**cfg.mode_kwargs())
+
+
+#: The factory's declared config, read by ``agentgym list``, the server and the validator.
+make_webshop.config_model = MakeWebShopConfig  # type: ignore[attr-defined]

@@ -49,16 +49,16 @@ from agentgym.browser import (
     perform_action,
     to_ascii,
 )
-from agentgym.core import Outcome, check_range
+from agentgym.core import Outcome
 
-from .base import (
-    BROWSER_INSTALL_HINT,
+from .base import BROWSER_INSTALL_HINT, WebShopBase
+from .catalog import DEFAULT_NUM_PRODUCTS
+from .config import (
     DEFAULT_INVALID_PENALTY,
     DEFAULT_MAX_INVALID,
     DEFAULT_MAX_STEPS,
-    WebShopBase,
+    BrowserWebShopConfig,
 )
-from .catalog import DEFAULT_NUM_PRODUCTS
 from .engine import BACK_TO_SEARCH, PREV, Page
 from .site import (
     COOKIE_NAME,
@@ -204,6 +204,7 @@ class BrowserWebShopEnv(WebShopBase):
     """
 
     mode: ClassVar[str] = "browser"
+    config_model = BrowserWebShopConfig
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     max_observation_length: ClassVar[int] = 16384
     blocking_io: ClassVar[bool] = True  # Playwright blocks: the env server uses a thread
@@ -242,27 +243,12 @@ class BrowserWebShopEnv(WebShopBase):
         invalid_penalty: float = DEFAULT_INVALID_PENALTY,
         max_invalid: int = DEFAULT_MAX_INVALID,
     ) -> None:
-        self.viewport = (
-            check_range("viewport_width", viewport_width, 320, 3840),
-            check_range("viewport_height", viewport_height, 240, 2160),
-        )
-        self.timeout_ms = check_range("timeout_ms", timeout_ms, 1000, 120_000)
-        if not isinstance(full_navigation, bool):
-            raise ValueError(f"full_navigation must be True or False, got {full_navigation!r}")
-        self.full_navigation = full_navigation
+        cfg = BrowserWebShopConfig.of(locals(), owner="BrowserWebShopEnv")
+        self.viewport = (cfg.viewport_width, cfg.viewport_height)
+        self.timeout_ms = cfg.timeout_ms
+        self.full_navigation = cfg.full_navigation
         _require_browser()  # before the catalog is loaded: fail fast, in one line
-        super().__init__(
-            split=split,
-            goal_index=goal_index,
-            num_products=num_products,
-            gamma=gamma,
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
+        super().__init__(cfg)
         self._ctx: BrowserContextHandle | None = None
         self._session: ShopSession | None = None
         self._finalizer: weakref.finalize | None = None

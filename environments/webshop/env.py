@@ -11,13 +11,14 @@ from typing import Any, ClassVar
 
 from agentgym.core import Outcome
 
-from .base import (
+from .base import WebShopBase
+from .catalog import DEFAULT_NUM_PRODUCTS
+from .config import (
     DEFAULT_INVALID_PENALTY,
     DEFAULT_MAX_INVALID,
     DEFAULT_MAX_STEPS,
-    WebShopBase,
+    WebShopConfig,
 )
-from .catalog import DEFAULT_NUM_PRODUCTS
 from .engine import BACK_TO_SEARCH, clean_query, resolve_label
 
 __all__ = ["WebShopEnv"]
@@ -74,6 +75,7 @@ class WebShopEnv(WebShopBase):
     """
 
     mode: ClassVar[str] = "text"
+    config_model = WebShopConfig
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
     max_observation_length: ClassVar[int] = 8192
     rules: ClassVar[str] = (
@@ -107,18 +109,7 @@ class WebShopEnv(WebShopBase):
         invalid_penalty: float = DEFAULT_INVALID_PENALTY,
         max_invalid: int = DEFAULT_MAX_INVALID,
     ) -> None:
-        super().__init__(
-            split=split,
-            goal_index=goal_index,
-            num_products=num_products,
-            gamma=gamma,
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
+        super().__init__(WebShopConfig.of(locals(), owner="WebShopEnv"))
 
     def _observe(self) -> str:
         page = self.engine.page()
