@@ -154,12 +154,12 @@ def test_searchqa_reset_agentgym(benchmark: Any) -> None:
 def test_searchqa_new_world_agentgym(benchmark: Any) -> None:
     """What the first reset of a world costs: the world, its BM25 index and its 50 checked
     questions (376 passages; once per 50 train seeds, memoised after)."""
-    from agentgym.environments.searchqa.env import _world_task
+    from agentgym.environments.searchqa.env import _build_world_task
     from agentgym.environments.searchqa.questions import Knobs
 
     seeds = itertools.count(50_000)
     describe(benchmark, group="searchqa-new-world", side="agentgym",
              impl="agentgym (build_world + PassageIndex.build + make_questions)",
              unit="world", primary=True)
-    benchmark.pedantic(lambda: _world_task.__wrapped__(next(seeds), 1, False, Knobs()),
+    benchmark.pedantic(lambda: _build_world_task(next(seeds), 1, False, Knobs()),
                        rounds=scaled(20), warmup_rounds=1)

@@ -15,23 +15,27 @@ True
 
 from __future__ import annotations
 
+import os
+import typing
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import TEXT_CHARSET, Outcome, TextEnv, check_range
+from agentgym.core import TEXT_CHARSET, Outcome, TextEnv
 from agentgym.draws import below
+from agentgym.memo import ByteCache
 
 from .byo import EXAMPLE_CORPUS, EXAMPLE_QUESTIONS, cached_index, load_corpus, load_questions
+from .config import NEEDS_CORPUS, NEEDS_QUESTIONS, SearchQAConfig
 from .corpus import Question, SearchTask, span_candidates
 from .metrics import exact_match, f1_score
 from .questions import Knobs, make_questions
 from .retrieval import PassageIndex, fold
 from .rewards import gold_share, search_gain
 from .turns import format_turn, parse_turn
-from .world import MAX_SCALE, World, build_world
+from .world import World, build_world
 
 __all__ = ["QUESTIONS_PER_WORLD", "SPLITS", "TEST_WORLDS", "SearchQAEnv", "load_task"]
 
@@ -42,7 +46,7 @@ QUESTIONS_PER_WORLD = 50
 #: so no train question is asked about a test world.
 TEST_WORLDS: tuple[int, ...] = (0, 1, 2, 3)
 TRAIN_WORLD_BASE = 1000
-SPLITS: tuple[str, ...] = ("train", "test")
+SPLITS: tuple[str, ...] = typing.get_args(SearchQAConfig.model_fields["split"].annotation)
 #: Passage text shown per result (characters) before it is cut, for ``top_k`` results in all.
 _SHOWN_TEXT = 6000
 _SHOWN_QUERIES = 5  # earlier queries echoed in an observation (the newest)
@@ -68,9 +72,33 @@ def _world_reveals(world: World):
     return reveals
 
 
-@lru_cache(maxsize=16)
+def _task_bytes(task: SearchTask) -> int:
+    """A world's memory, estimated: 6 bytes a character of passage text (passages, index and
+    questions together; tracemalloc measured 5.5-5.9 at scales 4, 16 and 48)."""
+    return 6 * sum(len(p.title) + len(p.text) for p in task.passages)
+
+
+def _cache_budget() -> int:
+    raw = os.environ.get("AGENTGYM_SEARCHQA_CACHE_MB", "1024")
+    if not raw.strip().isdigit():
+        raise ValueError(f"AGENTGYM_SEARCHQA_CACHE_MB must be a whole number of MB, got {raw!r}")
+    return int(raw) * 2**20
+
+
+#: The seeded worlds kept for the next session of the same world, bounded in bytes (1 GiB;
+#: ``AGENTGYM_SEARCHQA_CACHE_MB`` sets it): about 100 worlds of the default scale, 5 at scale
+#: 300, 2 at 742. A world a session plays stays alive while the session does, cached or not.
+WORLD_CACHE: ByteCache[SearchTask] = ByteCache(_cache_budget(), _task_bytes)
+
+
 def _world_task(world_seed: int, scale: int, namesakes: bool, knobs: Knobs) -> SearchTask:
-    """The seeded world's passages, index and questions: built once per process and world."""
+    """The seeded world's passages, index and questions: built once per process and world
+    while :data:`WORLD_CACHE` keeps it."""
+    return WORLD_CACHE.get((world_seed, scale, namesakes, knobs),
+                           lambda: _build_world_task(world_seed, scale, namesakes, knobs))
+
+
+def _build_world_task(world_seed: int, scale: int, namesakes: bool, knobs: Knobs) -> SearchTask:
     world = build_world(world_seed, scale=scale, namesakes=namesakes)
     index = PassageIndex.build([p.indexed_text() for p in world.passages])
     questions = make_questions(world, count=QUESTIONS_PER_WORLD, seed=0, knobs=knobs,
@@ -103,8 +131,7 @@ def _resolve_files(corpus: str, questions: str | None) -> tuple[Path, Path]:
     if corpus == "example":
         paths = EXAMPLE_CORPUS, Path(questions).expanduser() if questions else EXAMPLE_QUESTIONS
     elif not questions:
-        raise ValueError("corpus=PATH needs questions=PATH (JSONL of {question, answers, "
-                         "gold_ids?})")
+        raise ValueError(NEEDS_QUESTIONS)
     else:
         paths = Path(corpus).expanduser(), Path(questions).expanduser()
     for what, path in zip(("corpus", "questions"), paths, strict=True):
@@ -124,16 +151,10 @@ def load_task(corpus: str | None = None, questions: str | None = None, *,
     """
     if corpus is None:
         if questions is not None:
-            raise ValueError("questions=PATH needs corpus=PATH (the seeded world makes its own)")
+            raise ValueError(NEEDS_CORPUS)
         return _world_task(world_seed, scale, namesakes, knobs or Knobs())
     corpus_path, questions_path = _resolve_files(corpus, questions)
     return _byo_task(_file_key(corpus_path.resolve()), _file_key(questions_path.resolve()))
-
-
-def _bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return value
 
 
 class SearchQAEnv(TextEnv):
@@ -158,6 +179,10 @@ class SearchQAEnv(TextEnv):
     ``max_hops``, ``namesakes``, ``described``, ``paraphrase`` and ``comparison``; or a
     corpus from disk: ``corpus=PATH`` (JSONL ``{id, title, text}``) with ``questions=PATH``
     (JSONL ``{question, answers, gold_ids?}``), or ``corpus="example"`` for the bundled one.
+
+    Kwargs: declared in :class:`.config.SearchQAConfig`. A remote client or a leaderboard
+    bundle may not name a file (``corpus`` is ``None`` or ``"example"`` for them,
+    ``questions`` is the operator's) nor ask for a world past ``scale=16``.
     """
 
     verifier_name: ClassVar[str] = "searchqa-exact-match"
@@ -167,6 +192,7 @@ class SearchQAEnv(TextEnv):
     max_observation_length: ClassVar[int] = 8192
     #: Room for the thinking before the one tag (the query itself is capped much lower).
     max_action_length: ClassVar[int] = 16384
+    config_model = SearchQAConfig
 
     def __init__(
         self,
@@ -190,31 +216,25 @@ class SearchQAEnv(TextEnv):
         invalid_penalty: float = -0.1,
         max_invalid: int = 3,
     ) -> None:
-        super().__init__(reward_mode=reward_mode, render_mode=render_mode,
-                         score_process=score_process, max_steps=max_steps,
-                         invalid_penalty=invalid_penalty, max_invalid=max_invalid)
-        if split not in SPLITS:
-            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-        for name, value in (("corpus", corpus), ("questions", questions)):
-            if value is not None and not isinstance(value, str):
-                raise ValueError(f"{name} must be a file path (str) or None, got {value!r}")
-        self.split = split
-        self.top_k = check_range("top_k", top_k, 1, 10)
-        self.max_searches = check_range("max_searches", max_searches, 1, 20)
-        self.min_hops = check_range("min_hops", min_hops, 1, 3)
-        self.max_hops = check_range("max_hops", max_hops, self.min_hops, 3)
-        self.namesakes = _bool("namesakes", namesakes)
-        self.described = _bool("described", described)
-        self.paraphrase = _bool("paraphrase", paraphrase)
-        self.comparison = _bool("comparison", comparison)
-        self.scale = check_range("scale", scale, 1, MAX_SCALE)
-        self.corpus, self.questions = corpus, questions
+        cfg = SearchQAConfig.of(locals(), owner="SearchQAEnv")
+        super().__init__(**cfg.contract())
+        self.split = cfg.split
+        self.top_k = cfg.top_k
+        self.max_searches = cfg.max_searches
+        self.min_hops = cfg.min_hops
+        self.max_hops = cfg.max_hops
+        self.namesakes = cfg.namesakes
+        self.described = cfg.described
+        self.paraphrase = cfg.paraphrase
+        self.comparison = cfg.comparison
+        self.scale = cfg.scale
+        self.corpus, self.questions = cfg.corpus, cfg.questions
         self._knobs = Knobs(self.min_hops, self.max_hops, self.described, self.paraphrase,
                             self.comparison)
         # A corpus from disk is loaded (and indexed) now, so a bad file fails at make time,
         # naming its line, and no episode ever sees half a corpus.
-        self._fixed_task = (load_task(corpus, questions)
-                            if corpus is not None or questions is not None else None)
+        self._fixed_task = (load_task(cfg.corpus, cfg.questions)
+                            if cfg.corpus is not None else None)
         self._task: SearchTask | None = None
         self._task_seed = 0
         self._question: Question | None = None

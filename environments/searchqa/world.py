@@ -248,8 +248,14 @@ def _entities(d: Draws, scale: int) -> list[Entity]:
         city.facts["country"] = countries[i % len(countries)].key
         city.facts["city_founded"] = str(800 + d.below(1100))
         city.facts["river"] = d.pick(rivers)
+    # Each country's cities and each occupation's people, in key order, grouped once: a
+    # scan of every city per country (and of every person per work) made a world of scale
+    # 742 take minutes. The lists and the draws are the same as the scans gave.
+    cities_of: dict[str, list[Entity]] = {}
+    for city in cities:
+        cities_of.setdefault(city.facts["country"], []).append(city)
     for i, country in enumerate(countries):
-        own = [c for c in cities if c.facts["country"] == country.key]
+        own = cities_of.get(country.key, [])
         country.facts["capital"] = own[d.below(len(own))].key if own else cities[i].key
         country.facts["independence"] = str(1700 + d.below(290))
         country.facts["currency"] = f"{country.name.lower()[:4]}{d.pick(('an', 'ese', 'ic'))} " \
@@ -264,9 +270,12 @@ def _entities(d: Draws, scale: int) -> list[Entity]:
         org.facts["headquarters"] = d.pick(cities).key
         org.facts["founded"] = str(1800 + d.below(200))
         org.facts["founder"] = d.pick(people).key
+    people_as: dict[str, list[Entity]] = {}
+    for person in people:
+        people_as.setdefault(person.label, []).append(person)
     for work in works:
         kind_of_creator = WORK_TYPES[work.label][1]
-        fitting = [p for p in people if p.label == kind_of_creator] or people
+        fitting = people_as.get(kind_of_creator) or people
         creator = d.pick(fitting)
         work.facts["genre"] = d.pick(GENRES)
         work.facts["creator"] = creator.key
@@ -389,6 +398,9 @@ def build_world(seed: int, *, scale: int = 1, namesakes: bool = False) -> World:
     by_key = {e.key: e for e in entities}
     near = _neighbours(entities)
     of_kind = {kind: [e for e in entities if e.kind == kind] for kind in KINDS}
+    # The distractor pool of each filler's kinds, built once (not once per passage).
+    pools = {kinds: [x for kind in kinds for x in of_kind[kind]]
+             for fillers in _FILLERS.values() for _, kinds in fillers if kinds}
     passages, mentions, values = [], [], []
     for e in entities:
         for section in (0, 1):
@@ -402,7 +414,7 @@ def build_world(seed: int, *, scale: int = 1, namesakes: bool = False) -> World:
                 if kinds:
                     # A mention of an unrelated entity: a distractor for searches of its name,
                     # never a link of a question's chain.
-                    pool = [x for kind in kinds for x in of_kind[kind]]
+                    pool = pools[kinds]
                     for _ in range(_MENTION_TRIES):
                         other = pool[d.below(len(pool))]
                         if other.key not in near[e.key]:

@@ -7,24 +7,23 @@ from __future__ import annotations
 
 import contextlib
 import re
+import typing
 from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import TEXT_CHARSET, Outcome, TextEnv, check_range
+from agentgym.core import TEXT_CHARSET, Outcome, TextEnv
 from agentgym.draws import below
 
 from .agents import SUBMIT, plausible_commands, solve_command
-from .task import SPLITS, Task, find_task, tasks_in_split
+from .config import DEFAULT_INVALID_PENALTY, DEFAULT_MAX_INVALID, TerminalConfig
+from .task import Task, find_task, tasks_in_split
 from .verifier import Verdict, milestone_results, verify
 
 __all__ = ["BACKENDS", "DEFAULT_INVALID_PENALTY", "DEFAULT_MAX_INVALID", "TerminalEnv"]
 
-BACKENDS: tuple[str, ...] = ("auto", "docker", "bwrap")
-#: Small next to the outcome (1 for a solved task), as in WebShop: a malformed action costs a
-#: little without drowning the signal.
-DEFAULT_INVALID_PENALTY = -0.1
-DEFAULT_MAX_INVALID = 5
+#: The sandbox backends ``backend`` may name (operator-only: :class:`.config.TerminalConfig`).
+BACKENDS: tuple[str, ...] = typing.get_args(TerminalConfig.model_fields["backend"].annotation)
 #: Seconds each milestone may run before it counts as not holding.
 MILESTONE_TIMEOUT_S = 5.0
 # How much of a command the observation echoes after "$ ".
@@ -70,31 +69,25 @@ def _close_soon(sandbox: Any) -> None:
         sandbox.close()
 
 
-def _check_gamma(gamma: Any) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, int | float | np.integer | np.floating):
-        raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-    if not 0.0 < float(gamma) <= 1.0:
-        raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-    return float(gamma)
-
-
 class TerminalEnv(TextEnv):
     """A terminal task: one shell command per step in a sandboxed container, then hidden tests.
 
-    Kwargs:
+    Kwargs (declared in :class:`.config.TerminalConfig`):
 
     * ``task`` (``None``): a bundled task id (``"csv-column-sum"``, ``agentgym tasks list``) or
-      the path of a task directory. ``None`` plays the ``split``'s tasks: task
+      the path of a task directory (operator-only: a remote client or a leaderboard bundle
+      may pick only the bundled ids). ``None`` plays the ``split``'s tasks: task
       ``seed % len(split)`` after ``reset(seed=seed)`` (so seeds ``0..n-1`` play each once),
       one drawn from the env's generator after ``reset()`` without a seed.
     * ``split`` (``"train"``): ``"train"`` or ``"test"``, fixed per task id in its
       ``task.toml``; used when ``task`` is ``None``.
-    * ``backend`` (``"auto"``): ``"docker"``, ``"bwrap"`` or ``"auto"`` (Docker where a
-      daemon answers, else bubblewrap, which warns once about the guarantees it lacks).
+    * ``backend`` (``"auto"``, operator-only): ``"docker"``, ``"bwrap"`` or ``"auto"``
+      (Docker where a daemon answers, else bubblewrap, which warns once about the guarantees
+      it lacks). The leaderboard validator always replays with ``"docker"``.
     * ``gamma`` (1.0; in (0, 1]): discount of the shaping reward.
-    * ``max_steps`` (``None``: the task's ``[agent].max_steps``), ``invalid_penalty`` (-0.1),
-      ``max_invalid`` (5), ``reward_mode``, ``render_mode``, ``score_process``: as in
-      :class:`agentgym.core.TextEnv`.
+    * ``max_steps`` (``None``: the task's ``[metadata.agentgym].max_steps``),
+      ``invalid_penalty`` (-0.1), ``max_invalid`` (5), ``reward_mode``, ``render_mode``,
+      ``score_process``: as in :class:`agentgym.core.TextEnv`.
 
     Actions: one shell command (bare or ``<action>COMMAND</action>``, up to 32,768
     characters; a longer text, an empty one or a NUL byte is invalid), or ``submit`` (any
@@ -148,6 +141,7 @@ class TerminalEnv(TextEnv):
     max_observation_length: ClassVar[int] = 32_768
     max_action_length: ClassVar[int] = 32_768
     blocking_io: ClassVar[bool] = True
+    config_model = TerminalConfig
 
     def __init__(
         self,
@@ -163,31 +157,19 @@ class TerminalEnv(TextEnv):
         invalid_penalty: float = DEFAULT_INVALID_PENALTY,
         max_invalid: int = DEFAULT_MAX_INVALID,
     ) -> None:
-        if split not in SPLITS:
-            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-        if task is not None and not isinstance(task, str):
-            raise ValueError(f"task must be a task id, a task directory or None, got {task!r}")
-        self.gamma = _check_gamma(gamma)
-        self.split = split
-        self.task_name = task
-        self.backend_name = backend
-        self._fixed: Task | None = find_task(task) if task is not None else None
-        self._tasks = [self._fixed] if self._fixed is not None else tasks_in_split(split)
+        cfg = TerminalConfig.of(locals(), owner="TerminalEnv")
+        self.gamma = cfg.gamma
+        self.split = cfg.split
+        self.task_name = cfg.task
+        self.backend_name = cfg.backend
+        self._fixed: Task | None = find_task(cfg.task) if cfg.task is not None else None
+        self._tasks = [self._fixed] if self._fixed is not None else tasks_in_split(cfg.split)
         if not self._tasks:
-            raise ValueError(f"no bundled terminal tasks in split {split!r}")
-        self._max_steps_kwarg = (
-            None if max_steps is None else check_range("max_steps", max_steps, 1, 100_000)
-        )
-        super().__init__(
-            reward_mode=reward_mode,
-            render_mode=render_mode,
-            score_process=score_process,
-            max_steps=max_steps if max_steps is not None else self._tasks[0].max_steps,
-            invalid_penalty=invalid_penalty,
-            max_invalid=max_invalid,
-        )
+            raise ValueError(f"no bundled terminal tasks in split {cfg.split!r}")
+        self._max_steps_kwarg = cfg.max_steps
+        # max_steps=None: each task brings its budget (set again by every reset).
+        budget = cfg.max_steps if cfg.max_steps is not None else self._tasks[0].max_steps
+        super().__init__(**{**cfg.contract(), "max_steps": budget})
         self.task: Task | None = None
         self._backend: Any = None
         self._sandbox: Any = None

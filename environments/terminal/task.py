@@ -39,6 +39,7 @@ __all__ = [
     "TASKS_DIR",
     "Task",
     "TaskError",
+    "bundled_task_ids",
     "bundled_tasks",
     "find_task",
     "load_task",
@@ -363,6 +364,24 @@ def load_task(directory: str | Path) -> Task:
     )
 
 
+def _task_dirs(tasks_dir: Path) -> list[Path]:
+    if not tasks_dir.is_dir():
+        return []
+    return sorted(p for p in tasks_dir.iterdir() if p.is_dir() and p.name[0] not in "._")
+
+
+def bundled_task_ids(tasks_dir: Path = TASKS_DIR) -> tuple[str, ...]:
+    """The ids of the bundled tasks, sorted, from the folder names alone (nothing is parsed).
+
+    Only folders with a ``task.toml``: :func:`find_task` resolves exactly those ids to the
+    bundled task, never to a directory of the same name elsewhere.
+
+    >>> bundled_task_ids() == tuple(t.id for t in bundled_tasks())
+    True
+    """
+    return tuple(p.name for p in _task_dirs(tasks_dir) if (p / "task.toml").is_file())
+
+
 def bundled_tasks(tasks_dir: Path = TASKS_DIR) -> list[Task]:
     """Every bundled task, sorted by id (a broken one raises :class:`TaskError`).
 
@@ -370,10 +389,7 @@ def bundled_tasks(tasks_dir: Path = TASKS_DIR) -> list[Task]:
     >>> ids == sorted(ids)
     True
     """
-    if not tasks_dir.is_dir():
-        return []
-    dirs = sorted(p for p in tasks_dir.iterdir() if p.is_dir() and p.name[0] not in "._")
-    return [load_task(d) for d in dirs]
+    return [load_task(d) for d in _task_dirs(tasks_dir)]
 
 
 def tasks_in_split(split: str, tasks_dir: Path = TASKS_DIR) -> list[Task]:

@@ -3,6 +3,9 @@ retrieval properties the issue asks for."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import time
 from collections import Counter
 
 import pytest
@@ -15,7 +18,7 @@ from agentgym.environments.searchqa.questions import (
     retrieval_checks,
 )
 from agentgym.environments.searchqa.retrieval import PassageIndex
-from agentgym.environments.searchqa.world import RELATIONS, build_world
+from agentgym.environments.searchqa.world import MAX_SCALE, RELATIONS, build_world
 
 KNOBS = [
     Knobs(),
@@ -30,6 +33,37 @@ def test_worlds_are_seeded_and_differ_by_seed():
     assert a.passages == b.passages
     assert [p.text for p in a.passages] != [p.text for p in c.passages]
     assert len({e.name for e in a.entities}) == len(a.entities)  # no accidental namesakes
+
+
+def _digest(world) -> str:
+    data = [[[e.key, e.kind, e.name, e.label, list(e.facts.items()), e.has_namesake]
+             for e in world.entities],
+            [[p.id, p.title, p.text] for p in world.passages], world.mentions, world.values]
+    return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    ("seed", "scale", "namesakes", "digest"),
+    [
+        (0, 1, False, "ef83bcc5db15d033"),
+        (7, 3, True, "2b378c9b516daead"),
+        (1000, 12, False, "af4cf7771260ca62"),
+        (5, 30, True, "cc8fb9b1fa43f1dd"),
+    ],
+)
+def test_a_seed_means_one_world_forever(seed, scale, namesakes, digest):
+    # Pinned before the build's per-country and per-occupation scans became lookups: the
+    # speed-up must not move a single draw.
+    assert _digest(build_world(seed, scale=scale, namesakes=namesakes)) == digest
+
+
+@pytest.mark.slow
+def test_the_largest_world_builds_in_linear_time():
+    start = time.perf_counter()
+    world = build_world(0, scale=MAX_SCALE)
+    # About 10 s on one core (the quadratic scans took 13-20 minutes).
+    assert time.perf_counter() - start < 120
+    assert len(world.passages) == 376 * MAX_SCALE
 
 
 def test_facts_are_stated_once_in_the_subjects_own_article():
