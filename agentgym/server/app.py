@@ -20,7 +20,7 @@ import contextlib
 import hmac
 import logging
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
@@ -32,7 +32,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentgym.core import CONTRACT_INFO_KEYS, TextEnv
-from agentgym.envinfo import REQUIRED, UNKNOWN, env_creator, env_kwargs
+from agentgym.envinfo import REQUIRED, env_creator, env_kwargs, stranger_model
 from agentgym.server.metrics import Metrics
 from agentgym.server.openenv import OPENENV_PREFIX, OpenEnvRoutes
 from agentgym.server.protocol import WS_OPS, ProtocolError, dumps, loads_object
@@ -133,7 +133,7 @@ class JSONResponse(Response):
 
 
 def _json_value(value: Any) -> Any:
-    if value is REQUIRED or value is UNKNOWN:
+    if value is REQUIRED:
         return None
     try:
         dumps(value)
@@ -142,16 +142,28 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def env_schema(env_id: str) -> dict[str, Any]:
-    """An env id's observation, action and info schema and its kwargs with defaults.
+def env_schema(env_id: str, operator_kwargs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """An env id's observation, action and info schema, and the kwargs a client may set.
+
+    ``kwargs`` lists only what a remote client may set (the env's declared config, see
+    :mod:`agentgym.config`), with the strangers' ceilings in ``allowed`` and the operator's
+    values (``agentgym serve ID -k key=value``) as defaults; ``config`` is the same as a JSON
+    schema.
 
     >>> import agentgym
     >>> schema = env_schema("agentgym/TicTacToe-v0")
     >>> schema["action_space"]["type"], "max_steps" in {k["name"] for k in schema["kwargs"]}
     ('Text', True)
+    >>> "corpus" in {k["name"] for k in env_schema("agentgym/SearchQA-v0")["kwargs"]}
+    True
+    >>> "questions" in {k["name"] for k in env_schema("agentgym/SearchQA-v0")["kwargs"]}
+    False
     """
     creator = env_creator(env_id)
     base = creator if isinstance(creator, type) and issubclass(creator, TextEnv) else TextEnv
+    model = stranger_model(env_id)
+    defaults = {k.name: k.default for k in env_kwargs(env_id)}
+    defaults.update(operator_kwargs or {})
     return {
         "observation_space": {"type": "Text", "min_length": 1,
                               "max_length": base.max_observation_length},
@@ -159,13 +171,16 @@ def env_schema(env_id: str) -> dict[str, Any]:
         "info": INFO_SCHEMA,
         "kwargs": [
             {
-                "name": k.name,
-                "default": _json_value(k.default),
-                "required": k.default is REQUIRED,
-                "allowed": k.allowed,
+                "name": row.name,
+                "default": _json_value(defaults.get(row.name, row.default)),
+                "required": defaults.get(row.name, row.default) is REQUIRED,
+                "allowed": row.allowed,
+                "description": row.description,
             }
-            for k in env_kwargs(env_id)
+            for row in model.table("client")
+            if row.name in defaults
         ],
+        "config": model.stranger_schema("client"),
     }
 
 
@@ -216,20 +231,24 @@ def create_app(
     replay_window: int = 64,
     openenv: bool = True,
     call_timeout: float = DEFAULT_CALL_TIMEOUT,
+    operator_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ASGIApp:
     """The server for ``env_ids``; see the module docstring. Refuses unknown ids at once.
 
     ``openenv``: also serve each id over OpenEnv's protocol at ``/openenv/{env_id}`` (see
     :mod:`agentgym.server.openenv`); new paths only, the agentgym routes are unchanged.
     ``call_timeout``: seconds one env call run off the event loop may take (see
-    :mod:`agentgym.server.sessions`).
+    :mod:`agentgym.server.sessions`). ``operator_kwargs``: per id, the kwargs every session
+    gets (``agentgym serve ID -k key=value``); a client may override only the ones its
+    declared config lets a client set (paths, backends and the like are operator-only).
     """
     store = SessionStore(
         env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
-        replay_window=replay_window, call_timeout=call_timeout,
+        replay_window=replay_window, call_timeout=call_timeout, operator_kwargs=operator_kwargs,
     )
     metrics = Metrics()
-    schemas = {env_id: env_schema(env_id) for env_id in store.env_ids}
+    schemas = {env_id: env_schema(env_id, store.operator_kwargs.get(env_id))
+               for env_id in store.env_ids}
 
     async def run(op: str, sid: str | None, body: dict[str, Any], client: Any = None) -> Reply:
         start = perf_counter()
@@ -448,6 +467,7 @@ def serve(
     log_level: str = "warning",
     openenv: bool = True,
     call_timeout: float = DEFAULT_CALL_TIMEOUT,
+    operator_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> None:
     """Run the server with uvicorn until interrupted (uvloop and httptools when installed).
 
@@ -463,6 +483,6 @@ def serve(
     sys.setswitchinterval(0.0005)
     app = create_app(env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
                      token=token, max_body=max_body, openenv=openenv,
-                     call_timeout=call_timeout)
+                     call_timeout=call_timeout, operator_kwargs=operator_kwargs)
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=max_body + 1024,
                 timeout_graceful_shutdown=2)

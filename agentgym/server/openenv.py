@@ -46,11 +46,13 @@ client sends no headers: serve without ``--token`` (on a private network) for Op
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.types import Receive, Scope, Send
 
 import agentgym
@@ -68,16 +70,37 @@ OPENENV_PREFIX = "/openenv/"
 #: ``run(op, session_id, body)``: one agentgym protocol op through the store (and metrics).
 RunOp = Callable[..., Awaitable[Reply]]
 
-# What OpenEnv's ``State`` model holds (``episode_id``, ``step_count``), plus ours.
-_STATE_SCHEMA: dict[str, Any] = {
-    "title": "State", "type": "object",
-    "properties": {
-        "episode_id": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-        "step_count": {"type": "integer", "minimum": 0},
-        "env_id": {"type": "string"},
-        "session_id": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-    },
-}
+class State(BaseModel):
+    """What OpenEnv's ``State`` holds (``episode_id``, ``step_count``), plus ours."""
+
+    model_config = ConfigDict(title="State")
+
+    episode_id: str | None = None
+    step_count: int = Field(0, ge=0)
+    env_id: str
+    session_id: str | None = None
+
+
+@functools.cache
+def _schemas(observation_length: int, action_length: int,
+             info_keys: tuple[str, ...]) -> dict[str, Any]:
+    """``/schema``'s action, observation and state, from typed models of the env's lengths."""
+    action = create_model(
+        "Action", __config__=ConfigDict(extra="forbid"),
+        text=(str, Field(max_length=action_length)),
+        metadata=(dict[str, Any], Field(default_factory=dict)),
+    )
+    observation = create_model(
+        "Observation",
+        text=(str, Field(max_length=observation_length)),
+        info=(dict[str, Any], Field(description="the env's info dict; keys: "
+                                    + ", ".join(info_keys))),
+        terminated=(bool, False), truncated=(bool, False),
+    )
+    return {"action": action.model_json_schema(), "observation": observation.model_json_schema(),
+            "state": State.model_json_schema()}
+
+
 _ACTION_KEYS = frozenset({"text", "metadata"})
 
 
@@ -265,23 +288,8 @@ class OpenEnvRoutes:
         from agentgym.server.app import env_schema
 
         spaces = env_schema(env_id)
-        text = {"type": "string", "maxLength": spaces["action_space"]["max_length"]}
-        return 200, {
-            "action": {"title": "Action", "type": "object", "required": ["text"],
-                       "additionalProperties": False,
-                       "properties": {"text": text, "metadata": {"type": "object"}}},
-            "observation": {
-                "title": "Observation", "type": "object",
-                "properties": {
-                    "text": {"type": "string",
-                             "maxLength": spaces["observation_space"]["max_length"]},
-                    "info": {"type": "object", "description": "the env's info dict; keys: "
-                             + ", ".join(spaces["info"])},
-                    "terminated": {"type": "boolean"}, "truncated": {"type": "boolean"},
-                },
-            },
-            "state": _STATE_SCHEMA,
-        }
+        return 200, _schemas(spaces["observation_space"]["max_length"],
+                             spaces["action_space"]["max_length"], tuple(spaces["info"]))
 
     async def _metadata(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
         doc = (env_creator(env_id).__doc__ or "").strip()

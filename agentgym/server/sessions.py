@@ -46,13 +46,13 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
 
-from agentgym.envinfo import check_kwargs, env_creator
+from agentgym.envinfo import check_kwargs, env_creator, refuse_strangers
 from agentgym.server.protocol import (
     MAX_REQUEST_ID,
     MUTATING_OPS,
@@ -237,6 +237,9 @@ class SessionStore:
         replay_window: replies remembered per session for request-id dedupe.
         call_timeout: seconds one env call in a worker thread may take (504 beyond, and the
             session is closed).
+        operator_kwargs: per env id, the kwargs the operator set when starting the server
+            (``agentgym serve ID -k key=value``): every session of that id gets them, and a
+            client may override only those its declared config lets a client set.
         threads: worker threads for env calls.
         clock: seconds, monotonic (tests pass a fake one).
     """
@@ -251,11 +254,17 @@ class SessionStore:
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
         threads: int = 32,
         clock: Callable[[], float] = time.monotonic,
+        operator_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         if not env_ids:
             raise ValueError("a server hosts at least one env id")
         for env_id in env_ids:
             env_creator(env_id)  # unknown ids fail at start, not at the first create
+        self.operator_kwargs = {k: dict(v) for k, v in (operator_kwargs or {}).items()}
+        for env_id, given in self.operator_kwargs.items():
+            if env_id not in env_ids:
+                raise ValueError(f"operator kwargs for {env_id}, which is not served")
+            check_kwargs(env_id, given)
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
         if idle_timeout <= 0:
@@ -340,6 +349,13 @@ class SessionStore:
         remote = sorted(_REMOTE_KWARGS & set(kwargs))
         if remote:
             raise ProtocolError(f"kwargs {remote} are client options, not env kwargs")
+        try:
+            # Judged on the keys and declared rules alone, so the answer is the same whether
+            # or not a path the client names exists on this host.
+            refuse_strangers(env_id, kwargs, "client")
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from None
+        kwargs = {**self.operator_kwargs.get(env_id, {}), **kwargs}
         if len(self.sessions) + self._reserved >= self.max_sessions:
             await self.expire()
         if len(self.sessions) + self._reserved >= self.max_sessions:

@@ -32,17 +32,12 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``python -m agentgym.cli serve IDS --port P ARGS...`` as a child process.
-
-    ``options``: keyword arguments of :func:`agentgym.server.app.serve` that the command line
-    has no flag for (``call_timeout``); the server then runs ``serve`` directly.
-    """
+    """``python -m agentgym.cli serve IDS --port P ARGS...`` as a child process."""
 
     def __init__(self, env_ids: tuple[str, ...] = REMOTE_IDS, args: tuple[str, ...] = (),
-                 port: int | None = None, options: dict | None = None) -> None:
+                 port: int | None = None) -> None:
         self.env_ids = env_ids
         self.args = args
-        self.options = options
         self.fixed_port = port is not None
         self.port = port or free_port()
         self.proc: subprocess.Popen | None = None
@@ -54,10 +49,6 @@ class ServerProcess:
     def start(self, wait: float = 30.0, tries: int = 3) -> ServerProcess:
         cmd = [sys.executable, "-m", "agentgym.cli", "serve", *self.env_ids,
                "--port", str(self.port), *self.args]
-        if self.options is not None:
-            code = ("import agentgym; from agentgym.server.app import serve; "
-                    f"serve({list(self.env_ids)!r}, port={self.port}, **{self.options!r})")
-            cmd = [sys.executable, "-c", code]
         # stderr to a file, not a pipe: a pipe nobody reads would fill and stall the server.
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (lives as the server does)
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL,

@@ -75,11 +75,15 @@ def test_1_a_searchqa_scale_past_the_names_is_refused_at_create_and_the_server_l
 # ------------------------------------------------------------------------------ case 2
 def test_2_a_world_build_at_the_maximum_scale_stalls_no_one_and_sigterm_stops_the_server():
     """A reset that builds the largest world runs off the event loop: /health answers within
-    100 ms and another session steps meanwhile; SIGTERM stops the server in a few seconds."""
-    server = ServerProcess((SEARCHQA, TTT)).start()
+    100 ms and another session steps meanwhile; SIGTERM stops the server in a few seconds.
+    Only the operator may ask for that size (``serve -k scale=742``): a client is capped."""
+    server = ServerProcess((SEARCHQA, TTT), args=("-k", "scale=742")).start()
     try:
         with httpx.Client(base_url=server.url, timeout=10.0) as client:
-            big = client.post("/sessions", json={"env_id": SEARCHQA, "kwargs": {"scale": 742}})
+            capped = client.post("/sessions", json={"env_id": SEARCHQA,
+                                                    "kwargs": {"scale": 742}})
+            assert "when a remote client sets it" in one_line_error(capped, 400)
+            big = client.post("/sessions", json={"env_id": SEARCHQA})
             assert big.status_code == 200, big.text
             small = client.post("/sessions", json={"env_id": TTT}).json()["session_id"]
             client.post(f"/sessions/{small}/reset", json={"seed": 0})
@@ -111,11 +115,11 @@ def test_2_a_world_build_at_the_maximum_scale_stalls_no_one_and_sigterm_stops_th
 
 
 def test_2_a_call_past_its_limit_ends_that_session_with_a_clear_error():
-    server = ServerProcess((SEARCHQA, TTT), options={"call_timeout": 1.0}).start()
+    server = ServerProcess((SEARCHQA, TTT),
+                           args=("--call-timeout", "1", "-k", "scale=300")).start()
     try:
         with httpx.Client(base_url=server.url, timeout=20.0) as client:
-            sid = client.post("/sessions", json={"env_id": SEARCHQA,
-                                                 "kwargs": {"scale": 300}}).json()["session_id"]
+            sid = client.post("/sessions", json={"env_id": SEARCHQA}).json()["session_id"]
             start = time.monotonic()
             error = one_line_error(client.post(f"/sessions/{sid}/reset", json={"seed": 0}), 504)
             assert time.monotonic() - start < 5.0
