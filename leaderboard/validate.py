@@ -7,7 +7,9 @@ episode and step, with the recomputed and the claimed value. In order:
 1. :mod:`.bundle`: size limit, safe member names and types, exactly the files the manifest
    lists (the manifest must be typed, from a clean tree, :mod:`.manifest`);
 2. each file's sha256 and size against the manifest, valid JSON, the schema's types
-   (:mod:`.schema`), and the manifest's description of it (env, kwargs, split, task set, ...);
+   (:mod:`.schema`), its ``env_kwargs`` as a stranger's (:func:`check_env_kwargs`: only what
+   the env's declared config lets a bundle set, within the bundle ceilings, no paths or
+   sandbox backends), and the manifest's description of it (env, kwargs, split, task set, ...);
 3. the files against each other (:func:`~.manifest.check_consistent`);
 4. per file (:func:`validate_results`): a registered env id; an agentgym version of the same
    major.minor release as the installed one (envs change only with a verifier version bump,
@@ -46,7 +48,13 @@ from typing import Any
 from rich.console import Console
 
 import agentgym
-from agentgym.envinfo import entry_for, make_text_env
+from agentgym.envinfo import (
+    check_kwargs,
+    entry_for,
+    make_text_env,
+    refuse_strangers,
+    stranger_model,
+)
 from agentgym.metrics import summarise
 from agentgym.progress import progress_bar
 from agentgym.splits import task_set_hash
@@ -61,6 +69,7 @@ __all__ = [
     "AGENT_SEED_STRIDE",
     "RunReport",
     "ValidationReport",
+    "check_env_kwargs",
     "compatible_version",
     "validate_bundle",
     "validate_results",
@@ -203,15 +212,36 @@ def _check_verifier(env: Any, claimed: dict[str, Any], where: str) -> None:
                            f"results claim {type_name(claimed.get(name))}")
 
 
+def check_env_kwargs(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The kwargs to replay ``data``'s env with, or :class:`Rejected` naming file, key, rule.
+
+    A bundle is a stranger's input: it may set only the kwargs the env's declared config
+    gives bundle scope (never a path or a sandbox backend), within the bundle ceilings, and
+    the replay runs with the config's ``replay_overrides`` (Terminal-v0's hardened Docker
+    backend) whatever the bundle says. Judged from the kwargs alone, before any replay.
+    """
+    env_id, kwargs = data["env_id"], data["env_kwargs"]
+    if entry_for(env_id) is None:
+        known = ", ".join(agentgym.env_ids())
+        raise Rejected(f"{where}: env_id: unknown env id {env_id!r}; agentgym ids: {known}")
+    try:
+        check_kwargs(env_id, kwargs)
+        refuse_strangers(env_id, kwargs, "bundle")
+        model = stranger_model(env_id)
+        model.parse(kwargs, owner=env_id)
+    except ValueError as exc:
+        raise Rejected(f"{where}: env_kwargs: {exc}") from None
+    return {**kwargs, **model.replay_overrides}
+
+
 def validate_results(data: dict[str, Any], where: str, *,
                      advance: Callable[[int], None] | None = None) -> RunReport:
     """Check and replay one parsed results file (``where`` names it in messages)."""
     check_results(data, where)
     env_id = data["env_id"]
+    replay_kwargs = check_env_kwargs(data, where)
     entry = entry_for(env_id)
-    if entry is None:
-        known = ", ".join(agentgym.env_ids())
-        raise Rejected(f"{where}: env_id: unknown env id {env_id!r}; agentgym ids: {known}")
+    assert entry is not None  # check_env_kwargs refuses unknown ids
     claimed_version = data["versions"]["agentgym"]
     if not compatible_version(claimed_version, agentgym.__version__):
         raise Rejected(f"{where}: versions.agentgym: {claimed_version!r} is not the installed "
@@ -220,7 +250,7 @@ def validate_results(data: dict[str, Any], where: str, *,
     _check_episode_set(data, where)
     policy = policy_for(entry.family)
     try:
-        env = make_text_env(env_id, data["env_kwargs"])
+        env = make_text_env(env_id, replay_kwargs)
     except (ValueError, TypeError) as exc:
         raise Rejected(f"{where}: env_kwargs: {exc}") from exc
     records, steps = [], 0
@@ -229,7 +259,7 @@ def validate_results(data: dict[str, Any], where: str, *,
         for i, episode in enumerate(data["episodes"]):
             if policy.fresh_env_per_episode and i > 0:
                 env.close()
-                env = make_text_env(env_id, data["env_kwargs"])
+                env = make_text_env(env_id, replay_kwargs)
             replayed = replay_episode(env, episode, policy, f"{where}: episodes[{i}]")
             records.append(replayed.record)
             steps += replayed.steps
@@ -299,6 +329,7 @@ def validate_bundle(path: str | Path, *, limits: Limits | None = None, progress:
                                f"{entry['bytes']}")
             data = _load(Path(tmp) / name, name)
             check_results(data, name)
+            check_env_kwargs(data, name)
             _check_against_manifest(manifest, i, data, name)
             loaded.append((name, data))
     check_consistent(loaded)

@@ -379,3 +379,45 @@ def test_metric_extras_are_replayed_where_the_env_reports_them(tmp_path: Path) -
     forged = forge_bundle(tmp_path / "b.tar.gz", edit, tmp_path / "forged.tar.gz")
     with pytest.raises(Rejected, match=r"episodes\[0\]\.extras\.task_type: replay gives"):
         validate_bundle(forged)
+
+
+# ---------------------------------------------------------------------- env_kwargs (issue 32)
+@pytest.mark.parametrize(("env_id", "kwargs", "fragment"), [
+    # A weaker sandbox would replay the submitter's shell commands on the validator's host.
+    ("agentgym/Terminal-v0", {"backend": "bwrap"},
+     "env_kwargs: backend is operator-only: a leaderboard bundle may not set it"),
+    ("agentgym/Terminal-v0", {"task": "/etc"}, "env_kwargs: task must be one of"),
+    ("agentgym/SearchQA-v0", {"corpus": "/etc/passwd"}, "env_kwargs: corpus must be one of"),
+    ("agentgym/SearchQA-v0", {"questions": "/etc/passwd"},
+     "env_kwargs: questions is operator-only"),
+    ("agentgym/SearchQA-v0", {"scale": 742},
+     "env_kwargs: scale must be in [1, "),
+    ("agentgym/TicTacToe-v0", {"sise": 1}, "env_kwargs: agentgym/TicTacToe-v0 takes no kwarg"),
+    ("agentgym/TicTacToe-v0", {"max_invalid": 0}, "env_kwargs: max_invalid must be in"),
+])
+def test_a_bundle_may_set_only_bundle_scoped_kwargs_and_is_refused_before_any_replay(
+        bundles: dict[str, Path], forge: Callable[..., Path], monkeypatch: pytest.MonkeyPatch,
+        env_id: str, kwargs: dict[str, Any], fragment: str) -> None:
+    import agentgym.leaderboard.validate as validate
+
+    def no_replay(*args: Any, **kw: Any) -> None:
+        raise AssertionError("replayed a step of a bundle that should have been refused")
+
+    monkeypatch.setattr(validate, "replay_episode", no_replay)
+
+    def edit(manifest: dict, results: dict) -> None:
+        # The last file: the refusal must come before the first file is replayed too.
+        results[SOKOBAN]["env_id"] = manifest["files"][2]["env_id"] = env_id
+        results[SOKOBAN]["env_kwargs"] = manifest["files"][2]["env_kwargs"] = kwargs
+
+    message = _reject(forge, bundles["random"], edit, SOKOBAN, fragment)
+    assert message.startswith(SOKOBAN)
+
+
+def test_the_replay_runs_with_the_hardened_backend_whatever_the_bundle_says() -> None:
+    from agentgym.leaderboard.validate import check_env_kwargs
+
+    data = {"env_id": "agentgym/Terminal-v0", "env_kwargs": {"split": "test"}}
+    assert check_env_kwargs(data, "r.json") == {"split": "test", "backend": "docker"}
+    data = {"env_id": "agentgym/Sokoban-v0", "env_kwargs": {"size": 7}}
+    assert check_env_kwargs(data, "r.json") == {"size": 7}
