@@ -24,7 +24,14 @@ from typing import Any
 
 from rich.console import Console
 
-from agentgym.trainers.config import CONFIGS, RunConfig, load_config, parse_overrides
+from agentgym.trainers.config import (
+    CONFIGS,
+    RunConfig,
+    config_dict,
+    config_from_dict,
+    load_config,
+    parse_overrides,
+)
 
 __all__ = ["NAMED_MODELS", "add_train_arguments", "check_run", "cmd_train", "read_config"]
 
@@ -34,10 +41,8 @@ NAMED_MODELS = ("tiny-random", "smollm2")
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     """The fixed options of ``agentgym train``; everything else is a config override."""
-    import dataclasses
-
     keys = "; ".join(
-        f"{algo}: {', '.join(f.name for f in dataclasses.fields(cls))}"
+        f"{algo}: {', '.join(cls.model_fields)}"
         for algo, cls in sorted(CONFIGS.items())
     )
     parser.epilog = f"config keys, each settable as --KEY VALUE. {keys}"
@@ -61,8 +66,11 @@ def read_config(args: argparse.Namespace, overrides: list[str]) -> RunConfig:
     if args.model is not None:
         values["model"] = args.model
     cfg = load_config(args.algo, args.config, values)
-    cfg.env_kwargs.update(parse_kwargs(args.kw))
-    return cfg
+    if not args.kw:
+        return cfg
+    # -k merges into the file's and the overrides' env_kwargs; the merge is checked again.
+    kwargs = {**cfg.env_kwargs, **parse_kwargs(args.kw, cfg.env)}
+    return config_from_dict(args.algo, {**config_dict(cfg), "env_kwargs": kwargs})
 
 
 def check_run(algo: str, cfg: RunConfig) -> None:

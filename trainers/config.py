@@ -1,34 +1,56 @@
-"""Run configurations: one dataclass per algorithm, read from TOML, overridden on the command line.
+"""Run configurations: one pydantic model per algorithm, from TOML and the command line.
 
-Every field is a config key. A TOML file holds any subset of them (top-level keys; the env's
-kwargs as an ``[env_kwargs]`` table), and the command line overrides any of them, as
-``--group-size 8``, ``--group_size=8`` or ``--set group_size=8``. A key the algorithm does
-not have, or a value of the wrong type or out of range, is refused with one line before
-anything is loaded.
+Every field is a config key, with its type, bounds and a one-line description (``agentgym train
+--help`` lists them). A TOML file holds any subset of them (top-level keys; the env's kwargs as
+an ``[env_kwargs]`` table), and the command line overrides any of them, as ``--group-size 8``,
+``--group_size=8`` or ``--set group_size=8``: the model reads such text as the key's type
+(``"8"``, ``"true"``, ``"1e-5"``; ``env_kwargs`` as a JSON object). A key the algorithm does not
+have, a value of the wrong type or out of range, or an env kwarg the env's declared config
+(:mod:`agentgym.config`) refuses, is refused with one line before anything is loaded.
 
->>> cfg = load_config("grpo", overrides={"group_size": "8", "env_kwargs": '{"size": 4}'})
+The models share :class:`~agentgym.config.EnvConfig`'s machinery (strict types, one-line
+messages from :meth:`~agentgym.config.EnvConfig.parse`) and are frozen: a run's config is
+settled before anything loads.
+
+>>> cfg = load_config("grpo", overrides={"group_size": "8", "env_kwargs": '{"max_steps": 9}'})
 >>> cfg.group_size, cfg.env_kwargs, cfg.advantage
-(8, {'size': 4}, 'grpo')
+(8, {'max_steps': 9}, 'grpo')
 >>> load_config("grpo", overrides={"k": "4"})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 ValueError: unknown config key 'k' for grpo; valid keys: ...
+>>> load_config("grpo", overrides={"lr": "fast"})
+Traceback (most recent call last):
+...
+ValueError: lr must be a finite number > 0, got 'fast'
+>>> load_config("grpo", overrides={"env": "agentgym/Sokoban-v0", "env_kwargs": '{"size": 99}'})
+Traceback (most recent call last):
+...
+ValueError: env_kwargs for agentgym/Sokoban-v0: size must be in [5, 10], got 99
 """
 
 import contextlib
-import dataclasses
 import json
 import tomllib
-import types
-import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Self
+
+from pydantic import (
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from agentgym.config import EnvConfig
 
 __all__ = [
     "CONFIGS",
     "GRPOConfig",
+    "RLConfig",
     "RunConfig",
     "SFTConfig",
     "VPRConfig",
@@ -38,34 +60,47 @@ __all__ = [
     "parse_overrides",
 ]
 
+#: Lax (pydantic's default mode) readers of command-line text for the scalar field types.
+_FROM_TEXT = {kind: TypeAdapter(kind) for kind in (bool, int, float)}
+#: Kwargs ``gym.make`` hands to a RemoteEnv (with ``server_url``), not to the env itself.
+_REMOTE_KWARGS = ("server_url", "token", "timeout", "retry_for")
 
-@dataclass
-class RunConfig:
+
+class RunConfig(EnvConfig):
     """Keys every trainer has."""
 
-    env: str = "agentgym/TicTacToe-v0"  # a registered Gymnasium id (see `agentgym list`)
-    env_kwargs: dict[str, Any] = field(default_factory=dict)  # passed to gym.make
-    model: str = "tiny-random"  # a transformers path, "smollm2" or "tiny-random"
-    out_dir: str = ""  # where metrics, checkpoints, plots and the model go ("": runs/<algo>)
-    seed: int = 0  # env seeds and torch's RNG derive from it
-    lr: float = 1e-5
-    # > 0: the rate rises linearly to lr over the first N optimizer steps (trainers.optim)
-    warmup_steps: int = 0
-    max_grad_norm: float = 1.0  # 0: no clipping
-    max_turns: int = 8  # agent turns per episode
-    device: str = "cpu"
-    dtype: str = ""  # "": the model's default; "bfloat16" on a GPU
-    lora_rank: int = 0  # > 0: train LoRA adapters of this rank (peft) instead of all weights
-    lora_alpha: float = 16.0
-    # > 0: train only the last N transformer blocks and the final norm; the blocks below are
-    # frozen, so the backward pass stops above them (SmolLM2, last 4 of 30: 3.3x faster on CPU)
-    trainable_layers: int = 0
-    system_prompt: str = ""  # "": the env's own system prompt
-    history_turns: int = -1  # earlier exchanges kept in each prompt (-1: all; 0: none)
-    checkpoint_every: int = 1  # updates between checkpoints (0: only at the end)
-    resume: bool = False  # continue from out_dir/checkpoint
-    progress: bool = True  # the console progress bar
-    plots: bool = True  # PNG curves at the end of the run
+    env: str = Field("agentgym/TicTacToe-v0",
+                     description="a registered Gymnasium id (see `agentgym list`)")
+    env_kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="passed to gym.make; checked against the env's declared config")
+    model: str = Field("tiny-random", description='a transformers path, "smollm2" or "tiny-random"')
+    out_dir: str = Field("", description='where metrics, checkpoints, plots and the model go '
+                         '("": runs/<algo>)')
+    seed: int = Field(0, ge=0, description="env seeds and torch's RNG derive from it")
+    lr: float = Field(1e-5, gt=0, description="the optimizer's learning rate")
+    warmup_steps: int = Field(0, ge=0, description="> 0: the rate rises linearly to lr over the "
+                              "first N optimizer steps (trainers.optim)")
+    max_grad_norm: float = Field(1.0, ge=0, description="gradient clipping norm (0: no clipping)")
+    max_turns: int = Field(8, ge=1, description="agent turns per episode")
+    device: str = Field("cpu", description="a torch device: cpu, cuda, cuda:1")
+    dtype: Literal["", "float32", "float16", "bfloat16"] = Field(
+        "", description='"": the model\'s default; "bfloat16" on a GPU')
+    lora_rank: int = Field(0, ge=0, description="> 0: train LoRA adapters of this rank (peft) "
+                           "instead of all weights")
+    lora_alpha: float = Field(16.0, description="LoRA's scaling numerator (alpha / rank)")
+    trainable_layers: int = Field(
+        0, ge=0, description="> 0: train only the last N transformer blocks and the final norm; "
+        "the blocks below are frozen, so the backward pass stops above them (SmolLM2, last 4 of "
+        "30: 3.3x faster on CPU)")
+    system_prompt: str = Field("", description='"": the env\'s own system prompt')
+    history_turns: int = Field(-1, ge=-1, description="earlier exchanges kept in each prompt "
+                               "(-1: all; 0: none)")
+    checkpoint_every: int = Field(1, ge=0, description="updates between checkpoints (0: only at "
+                                  "the end)")
+    resume: bool = Field(False, description="continue from out_dir/checkpoint")
+    progress: bool = Field(True, description="the console progress bar")
+    plots: bool = Field(True, description="PNG curves at the end of the run")
 
     @property
     def history(self) -> int | None:
@@ -73,176 +108,153 @@ class RunConfig:
         return None if self.history_turns < 0 else self.history_turns
 
     def check(self) -> None:
-        """Raise ``ValueError`` (one line) for a value out of range."""
-        _at_least("max_turns", self.max_turns, 1)
-        _at_least("checkpoint_every", self.checkpoint_every, 0)
-        _at_least("seed", self.seed, 0)
-        _at_least("lora_rank", self.lora_rank, 0)
-        _at_least("history_turns", self.history_turns, -1)
-        _at_least("trainable_layers", self.trainable_layers, 0)
-        _at_least("warmup_steps", self.warmup_steps, 0)
+        """Raise ``ValueError`` (one line) for a value out of range: the whole config again,
+        for one whose ``env_kwargs`` dict was changed in place."""
+        type(self).parse(config_dict(self))
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _text(cls, value: Any, info: ValidationInfo) -> Any:
+        return _from_text(cls.model_fields[info.field_name].annotation, value)
+
+    @field_validator("env_kwargs", mode="before")
+    @classmethod
+    def _kwargs_table(cls, value: Any) -> Any:
+        kwargs = value
+        if isinstance(value, str):
+            with contextlib.suppress(json.JSONDecodeError):
+                kwargs = json.loads(value)
+        if not isinstance(kwargs, Mapping):
+            raise ValueError(f"env_kwargs must be a dict (a TOML table, or a JSON object on the "
+                             f"command line), got {value!r}")
+        return dict(kwargs)
+
+    @model_validator(mode="after")
+    def _rules(self) -> Self:
         if self.trainable_layers and self.lora_rank:
             raise ValueError("set trainable_layers or lora_rank, not both")
-        if self.dtype and self.dtype not in ("float32", "float16", "bfloat16"):
-            raise ValueError(f"dtype must be float32, float16 or bfloat16; got {self.dtype!r}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be > 0, got {self.lr}")
-        if self.max_grad_norm < 0:
-            raise ValueError(f"max_grad_norm must be >= 0, got {self.max_grad_norm}")
+        _check_env_kwargs(self.env, self.env_kwargs)
+        return self
 
 
-@dataclass
 class RLConfig(RunConfig):
     """Keys the two RL trainers share: sampling and the policy loss."""
 
-    updates: int = 20  # rollout + optimisation rounds
-    max_new_tokens: int = 32  # sampled tokens per turn
-    temperature: float = 1.0  # sampling temperature (the loss uses the same one)
-    reward_mode: str = "both"  # "both", "process" or "outcome": what the advantage reads
-    eps_low: float = 0.2  # ratio clipped to [1 - eps_low, 1 + eps_high]
-    eps_high: float = 0.2
-    # Negative advantages are multiplied by this (1: the plain estimator; 0: learn only from
-    # better-than-average samples). See trainers.advantages.scale_negatives.
-    negative_weight: float = 1.0
-    beta: float = 0.0  # KL to the initial model (0: off, no reference model is kept)
-    agg: str = "seq-mean"  # "seq-mean", "token-sum" or "token-mean"
-    loss_constant: float = 0.0  # token-sum divisor (0: sequences x max_new_tokens)
-    epochs: int = 1  # passes over each rollout batch
-    minibatch_size: int = 0  # sequences per optimizer step (0: the whole batch)
-
-    def check(self) -> None:
-        super().check()
-        _at_least("updates", self.updates, 1)
-        _at_least("max_new_tokens", self.max_new_tokens, 1)
-        _at_least("epochs", self.epochs, 1)
-        _at_least("minibatch_size", self.minibatch_size, 0)
-        _one_of("reward_mode", self.reward_mode, ("both", "process", "outcome"))
-        _one_of("agg", self.agg, ("seq-mean", "token-sum", "token-mean"))
-        if not 0.0 <= self.negative_weight <= 1.0:
-            raise ValueError(f"negative_weight must be in [0, 1], got {self.negative_weight}")
-        if not self.temperature > 0:
-            raise ValueError(f"temperature must be > 0, got {self.temperature}")
-        if self.eps_low < 0 or self.eps_high < 0 or self.beta < 0 or self.loss_constant < 0:
-            raise ValueError("eps_low, eps_high, beta and loss_constant must be >= 0")
+    updates: int = Field(20, ge=1, description="rollout + optimisation rounds")
+    max_new_tokens: int = Field(32, ge=1, description="sampled tokens per turn")
+    temperature: float = Field(1.0, gt=0, description="sampling temperature (the loss uses the "
+                               "same one)")
+    reward_mode: Literal["both", "process", "outcome"] = Field(
+        "both", description="what the advantage reads")
+    eps_low: float = Field(0.2, ge=0, description="ratio clipped to [1 - eps_low, 1 + eps_high]")
+    eps_high: float = Field(0.2, ge=0, description="upper clip of the ratio (see eps_low)")
+    negative_weight: float = Field(
+        1.0, ge=0, le=1, description="negative advantages are multiplied by this (1: the plain "
+        "estimator; 0: learn only from better-than-average samples; "
+        "trainers.advantages.scale_negatives)")
+    beta: float = Field(0.0, ge=0, description="KL to the initial model (0: off, no reference "
+                        "model is kept)")
+    agg: Literal["seq-mean", "token-sum", "token-mean"] = Field(
+        "seq-mean", description="how token losses are aggregated")
+    loss_constant: float = Field(0.0, ge=0, description="token-sum divisor (0: sequences x "
+                                 "max_new_tokens)")
+    epochs: int = Field(1, ge=1, description="passes over each rollout batch")
+    minibatch_size: int = Field(0, ge=0, description="sequences per optimizer step (0: the "
+                                "whole batch)")
 
 
-@dataclass
 class GRPOConfig(RLConfig):
     """GRPO over episode groups; GiGPO adds anchor-state step credit."""
 
-    groups: int = 2  # seeds per update; each seed is one group
-    group_size: int = 4  # episodes per seed (>= 2: one episode has no spread)
-    advantage: str = "grpo"  # "grpo", "dr_grpo" or "gigpo"
-    gamma: float = 0.95  # GiGPO's step-return discount
-    step_weight: float = 1.0  # GiGPO's w in A = A_episode + w * A_step
+    groups: int = Field(2, ge=1, description="seeds per update; each seed is one group")
+    # No ge=2 here: the validator below says why a group needs two episodes.
+    group_size: int = Field(4, description="episodes per seed (>= 2: one episode has no spread)")
+    advantage: Literal["grpo", "dr_grpo", "gigpo"] = Field(
+        "grpo", description="the advantage estimator")
+    gamma: float = Field(0.95, ge=0, le=1, description="GiGPO's step-return discount")
+    step_weight: float = Field(1.0, description="GiGPO's w in A = A_episode + w * A_step")
 
-    def check(self) -> None:
-        super().check()
-        _at_least("groups", self.groups, 1)
+    @model_validator(mode="after")
+    def _groups_of_two(self) -> Self:
         if self.group_size < 2:
             raise ValueError(
                 f"group_size must be >= 2 for GRPO (a group of one has no reward spread to "
                 f"learn from), got {self.group_size}; set --group-size 4"
             )
-        _one_of("advantage", self.advantage, ("grpo", "dr_grpo", "gigpo"))
-        if not 0.0 <= self.gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {self.gamma}")
+        return self
 
 
-@dataclass
 class VPRConfig(RLConfig):
     """VPR: K candidates per visited state, scored by the env's oracle."""
 
-    seeds_per_update: int = 2  # episodes per update (one committed path each)
-    k: int = 4  # candidates sampled at every state (>= 2)
-    reward_mode: str = "process"  # VPR trains on the oracle's per-candidate score
+    seeds_per_update: int = Field(2, ge=1, description="episodes per update (one committed "
+                                  "path each)")
+    # No ge=2 here: the validator below says why.
+    k: int = Field(4, description="candidates sampled at every state (>= 2)")
+    reward_mode: Literal["both", "process", "outcome"] = Field(
+        "process", description="VPR trains on the oracle's per-candidate score")
 
-    def check(self) -> None:
-        super().check()
-        _at_least("seeds_per_update", self.seeds_per_update, 1)
+    @model_validator(mode="after")
+    def _two_candidates(self) -> Self:
         if self.k < 2:
             raise ValueError(
                 f"k must be >= 2 for VPR (one candidate per state has no spread), got "
                 f"{self.k}; set --k 4"
             )
+        return self
 
 
-@dataclass
 class SFTConfig(RunConfig):
     """Supervised fine-tuning on an agent's trajectories (the oracle's, for warm starts)."""
 
-    lr: float = 1e-4
-    agent: str = "oracle"  # an agentgym agent name (see agentgym.agents)
-    episodes: int = 32  # trajectories, seeds seed .. seed + episodes - 1
-    epochs: int = 3  # passes over the trajectories
-    batch_size: int = 8  # turns per optimizer step
-
-    def check(self) -> None:
-        super().check()
-        _at_least("episodes", self.episodes, 1)
-        _at_least("epochs", self.epochs, 1)
-        _at_least("batch_size", self.batch_size, 1)
+    lr: float = Field(1e-4, gt=0, description="the optimizer's learning rate")
+    agent: str = Field("oracle", description="an agentgym agent name (see agentgym.agents)")
+    episodes: int = Field(32, ge=1, description="trajectories, seeds seed .. seed + episodes - 1")
+    epochs: int = Field(3, ge=1, description="passes over the trajectories")
+    batch_size: int = Field(8, ge=1, description="turns per optimizer step")
 
 
 CONFIGS: dict[str, type[RunConfig]] = {"grpo": GRPOConfig, "vpr": VPRConfig, "sft": SFTConfig}
 
 
-# --- checks -----------------------------------------------------------------------------------
+def _from_text(kind: Any, value: Any) -> Any:
+    """``value`` as ``kind`` when it is text and ``kind`` is bool, int or float (``"true"``,
+    ``"8"``, ``"1e-5"``); otherwise, or when the text does not read as one, ``value`` as is,
+    for the field's own check to refuse."""
+    reader = _FROM_TEXT.get(kind)
+    if reader is not None and isinstance(value, str):
+        with contextlib.suppress(ValidationError):
+            return reader.validate_python(value, strict=False)
+    return value
 
 
-def _at_least(name: str, value: int, low: int) -> None:
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
+def _check_env_kwargs(env: str, kwargs: Mapping[str, Any]) -> None:
+    """Refuse (one line) env kwargs the env's declared config refuses. An id that is not
+    registered is left to ``agentgym train``'s own check; one without a declared config, to
+    ``gym.make``. With a ``server_url`` the server checks who may set what; the values are
+    checked here all the same."""
+    import gymnasium as gym
 
+    if env not in gym.registry:
+        return
+    from agentgym.envinfo import config_model
 
-def _one_of(name: str, value: str, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    model = config_model(env)
+    if model is None:
+        return
+    remote = kwargs.get("server_url") is not None
+    drop = _REMOTE_KWARGS if remote else ("server_url",)
+    own = {k: v for k, v in kwargs.items() if k not in drop}
+    try:
+        model.parse({**gym.registry[env].kwargs, **own}, owner=env)
+    except ValueError as exc:
+        message = str(exc)
+        if not message.startswith(env):
+            message = f"env_kwargs for {env}: {message}"
+        raise ValueError(message) from None
 
 
 # --- reading values -----------------------------------------------------------------------------
-
-
-def _types(cls: type[RunConfig]) -> dict[str, Any]:
-    hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
-
-
-def _coerce(key: str, kind: Any, value: Any) -> Any:
-    """``value`` (from TOML, or a command-line string) as the key's type, or a one-line error."""
-    origin = typing.get_origin(kind) or kind
-    text = isinstance(value, str)
-    if origin is bool:
-        if text and value.lower() in ("true", "false", "1", "0", "yes", "no"):
-            return value.lower() in ("true", "1", "yes")
-        if isinstance(value, bool):
-            return value
-    elif origin is int:
-        if text:
-            try:
-                return int(value)
-            except ValueError:
-                pass
-        elif isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif origin is float:
-        if text:
-            try:
-                return float(value)
-            except ValueError:
-                pass
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    elif origin is dict:
-        if text:
-            with contextlib.suppress(json.JSONDecodeError):
-                value = json.loads(value)
-        if isinstance(value, Mapping):
-            return dict(value)
-    elif (origin is str or isinstance(kind, types.UnionType)) and text:
-        return value
-    name = getattr(origin, "__name__", str(kind))
-    raise ValueError(f"config key {key!r} must be a {name}, got {value!r}")
 
 
 def parse_overrides(tokens: Sequence[str]) -> dict[str, str]:
@@ -282,15 +294,14 @@ def config_from_dict(algo: str, values: Mapping[str, Any]) -> RunConfig:
     if algo not in CONFIGS:
         raise ValueError(f"unknown algo {algo!r}; choose one of {', '.join(CONFIGS)}")
     cls = CONFIGS[algo]
-    kinds = _types(cls)
     for key in values:
-        if key not in kinds:
+        if key not in cls.model_fields:
             raise ValueError(
-                f"unknown config key {key!r} for {algo}; valid keys: {', '.join(kinds)}"
+                f"unknown config key {key!r} for {algo}; valid keys: {', '.join(cls.model_fields)}"
             )
-    cfg = cls(**{key: _coerce(key, kinds[key], value) for key, value in values.items()})
-    cfg.check()
-    return cfg
+    # Text read first, so that a message shows the value read: "max_turns must be >= 1, got 0".
+    values = {k: _from_text(cls.model_fields[k].annotation, v) for k, v in values.items()}
+    return cls.parse(values, owner=algo)
 
 
 def load_config(
@@ -312,4 +323,4 @@ def load_config(
 
 def config_dict(cfg: RunConfig) -> dict[str, Any]:
     """The config as plain JSON-able values (what checkpoints and metrics record)."""
-    return dataclasses.asdict(cfg)
+    return cfg.model_dump(mode="json")
