@@ -503,8 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "session gets a 504 and is closed (default: 300)")
     sv.add_argument("-k", "--kw", action="append", default=[], metavar="NAME=VALUE",
                     help="an env kwarg every session gets, for each hosted id that takes it; "
-                    "the only way to set operator-only kwargs (paths, backends), which "
-                    "clients may not set (repeatable)")
+                    "clients may not change it. The only way to set operator-only kwargs "
+                    "(paths, backends) (repeatable)")
     tr = sub.add_parser(
         "train",
         help="train a policy with GRPO / GiGPO, VPR or SFT",

@@ -41,6 +41,7 @@ agentgym.config.ScopeError: corpus is operator-only: a leaderboard bundle may no
 from __future__ import annotations
 
 import functools
+import math
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -265,12 +266,13 @@ class EnvConfig(BaseModel):
     )
 
     replay_overrides: ClassVar[dict[str, Any]] = {}
+    #: The largest magnitude of any number field: reward constants of 1e308 summed to inf,
+    #: which no result file or metric can hold.
+    max_magnitude: ClassVar[float] = 1e6
 
     @model_validator(mode="before")
     @classmethod
-    def _exact_choices(cls, values: Any) -> Any:
-        # Strict mode still lets a Literal take a value that only equals a choice (9.0 for
-        # 9, 1 for True): a choice must be one of the values, of its type.
+    def _exact_values(cls, values: Any) -> Any:
         if not isinstance(values, dict):
             return values
         for name, value in values.items():
@@ -278,10 +280,16 @@ class EnvConfig(BaseModel):
             if field is None or value is None:
                 continue
             kind = _kind(field.annotation)
+            # Strict mode still lets a Literal take a value that only equals a choice (9.0
+            # for 9, 1 for True): a choice must be one of the values, of its type.
             if kind.base == "choice" and not any(
                 value == c and type(value) is type(c) for c in kind.choices
             ):
                 raise ValueError(f"{name} must be {_must_be(field)}, got {value!r}")
+            if (kind.base == "float" and isinstance(value, (int, float))
+                    and not isinstance(value, bool) and math.isfinite(value)
+                    and abs(value) > cls.max_magnitude):  # inf and nan: "a finite number"
+                raise ValueError(f"{name} must be within +-{cls.max_magnitude:g}, got {value!r}")
         return values
 
     @classmethod

@@ -146,6 +146,10 @@ def check_penalty(name: str, value: Any) -> float:
     return number
 
 
+def _count(value: Any, high: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and 0 <= value <= high
+
+
 def check_seed(seed: Any) -> int | None:
     """Refuse seeds that are not a non-negative int or None (a float or string seed is a bug)."""
     if seed is None:
@@ -356,15 +360,33 @@ class TextEnv(gym.Env[str, str]):
                 f"{k}: snapshot {theirs.get(k)!r}, this env {mine.get(k)!r}" for k in differing
             )
             raise ValueError(f"snapshot was taken with other env kwargs ({detail})")
+        seed, steps, invalid, ended = (payload.get(k) for k in ("seed", "steps", "invalid",
+                                                                  "ended"))
+        check_seed(seed)
+        if ended is not None and not (isinstance(ended, list) and len(ended) == 2
+                                      and all(isinstance(e, bool) for e in ended)):
+            raise ValueError(f"snapshot ended must be null or two booleans, got {ended!r}")
         if self._np_random is None:
             super().reset(seed=0)
-        self.np_random.bit_generator.state = payload["rng"]
-        self._episode_seed = payload["seed"]
-        self._steps = int(payload["steps"])
-        self._invalid = int(payload["invalid"])
-        ended = payload["ended"]
-        self._ended = (bool(ended[0]), bool(ended[1])) if ended else None
-        self._load_state_dict(payload["state"])
+        self._started = False  # until the whole state has loaded and been checked
+        try:
+            self.np_random.bit_generator.state = payload["rng"]
+            self._load_state_dict(payload["state"])
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            detail = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+            raise ValueError(f"snapshot state does not load: {detail}") from None
+        # A snapshot may come from a stranger (a server's client): its counters are checked
+        # against this env's budget (after the state, which may set the budget: Terminal-v0's
+        # task brings its own), or a crafted one would lift the step and invalid limits.
+        if not _count(steps, self.max_steps):
+            raise ValueError(f"snapshot steps must be an integer in [0, {self.max_steps}], "
+                             f"got {steps!r}")
+        if not _count(invalid, self.max_invalid):
+            raise ValueError(f"snapshot invalid must be an integer in [0, {self.max_invalid}], "
+                             f"got {invalid!r}")
+        self._episode_seed = seed
+        self._steps, self._invalid = steps, invalid
+        self._ended = (ended[0], ended[1]) if ended else None
         self._started = True
 
     def score_actions(self, actions: list[str]) -> list[float]:

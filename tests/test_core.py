@@ -362,3 +362,37 @@ def test_text_over_the_limit_is_refused_before_any_search():
 
 def test_non_ascii_text_does_not_shift_the_tag():
     assert extract_action("İİİ <ACTION>up</action>") == ("up", "")
+
+
+def _forged(env: TextEnv, **changes) -> bytes:
+    import json
+
+    payload = json.loads(env.get_state())
+    payload.update(changes)
+    return json.dumps(payload).encode()
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    # A stranger's snapshot (a server's client) lifted the step budget: "Steps left: 10**12".
+    ({"steps": -10**12}, "snapshot steps must be an integer in [0, 100]"),
+    ({"steps": 101}, "snapshot steps must be an integer in [0, 100]"),
+    ({"steps": 1.5}, "snapshot steps must be an integer"),
+    ({"invalid": -5}, "snapshot invalid must be an integer in [0, 3]"),
+    ({"ended": "x"}, "snapshot ended must be null or two booleans"),
+    ({"seed": -1}, "seed must be a non-negative int"),
+    ({"state": {}}, "snapshot state does not load: KeyError"),
+    ({"rng": {"bit_generator": "nope"}}, "snapshot state does not load"),
+])
+def test_a_crafted_snapshot_is_one_valueerror_and_leaves_no_episode(changes, words):
+    env = Walk()
+    env.reset(seed=3)
+    forged = _forged(env, **changes)
+    with pytest.raises(ValueError) as caught:
+        env.set_state(forged)
+    assert words in str(caught.value) and "\n" not in str(caught.value)
+    if "state" in changes or "rng" in changes:
+        with pytest.raises(gym.error.ResetNeeded):  # half-loaded: play needs a reset
+            env.step("dec")
+    env.reset(seed=3)
+    env.set_state(_forged(env, steps=100, invalid=3))  # the limits themselves load
+    assert env.steps_left == 0

@@ -111,6 +111,8 @@ class Grid(TextEnvConfig):
     ({"depth": "x"}, "depth must be None or an integer in [1, 9], got 'x'"),
     ({"local": 1}, "local must be True or False, got 1"),
     ({"invalid_penalty": 1}, "invalid_penalty must be <= 0, got 1"),
+    # Reward constants of 1e308 summed to inf: a results file then held Infinity and NaN.
+    ({"invalid_penalty": -1e308}, "invalid_penalty must be within +-1e+06, got -1e+308"),
     ({"sise": 3}, "Grid takes no kwarg 'sise'; valid kwargs: reward_mode, "),
 ])
 def test_bad_values_get_one_line_naming_the_key_and_the_rule(kwargs, message):

@@ -146,9 +146,9 @@ def env_schema(env_id: str, operator_kwargs: Mapping[str, Any] | None = None) ->
     """An env id's observation, action and info schema, and the kwargs a client may set.
 
     ``kwargs`` lists only what a remote client may set (the env's declared config, see
-    :mod:`agentgym.config`), with the strangers' ceilings in ``allowed`` and the operator's
-    values (``agentgym serve ID -k key=value``) as defaults; ``config`` is the same as a JSON
-    schema.
+    :mod:`agentgym.config`, less what the operator pinned with ``agentgym serve ID -k
+    key=value``), with the strangers' ceilings in ``allowed``; ``config`` is the same as a
+    JSON schema.
 
     >>> import agentgym
     >>> schema = env_schema("agentgym/TicTacToe-v0")
@@ -163,7 +163,9 @@ def env_schema(env_id: str, operator_kwargs: Mapping[str, Any] | None = None) ->
     base = creator if isinstance(creator, type) and issubclass(creator, TextEnv) else TextEnv
     model = stranger_model(env_id)
     defaults = {k.name: k.default for k in env_kwargs(env_id)}
-    defaults.update(operator_kwargs or {})
+    pinned = set(operator_kwargs or {})
+    config = dict(model.stranger_schema("client"))
+    config["properties"] = {k: v for k, v in config["properties"].items() if k not in pinned}
     return {
         "observation_space": {"type": "Text", "min_length": 1,
                               "max_length": base.max_observation_length},
@@ -178,9 +180,9 @@ def env_schema(env_id: str, operator_kwargs: Mapping[str, Any] | None = None) ->
                 "description": row.description,
             }
             for row in model.table("client")
-            if row.name in defaults
+            if row.name in defaults and row.name not in pinned
         ],
-        "config": model.stranger_schema("client"),
+        "config": config,
     }
 
 

@@ -11,7 +11,9 @@
   ``oracle``, a larger ``score``, and any call of a ``blocking_io`` env) runs in a worker
   thread of :class:`CallPool` under the lock, so the loop keeps answering other clients
   (``/health`` included). A session whose inline step once takes longer than
-  :data:`SLOW_INLINE` seconds has all its later calls moved to the threads.
+  :data:`SLOW_INLINE` seconds has all its later calls moved to the threads, and so does one
+  whose state the client supplied (``set_state``, or ``reset`` with options such as a level):
+  a crafted state can make every step slow (a Minesweeper frontier, an open Sokoban room).
 * A call in a thread has ``call_timeout`` seconds: past it, the request is answered 504 and
   the session is closed (its env is closed when the call finally returns; until then it still
   counts against ``max_sessions``).
@@ -238,8 +240,9 @@ class SessionStore:
         call_timeout: seconds one env call in a worker thread may take (504 beyond, and the
             session is closed).
         operator_kwargs: per env id, the kwargs the operator set when starting the server
-            (``agentgym serve ID -k key=value``): every session of that id gets them, and a
-            client may override only those its declared config lets a client set.
+            (``agentgym serve ID -k key=value``): every session of that id gets them, and no
+            client may change them; a client sets only other kwargs its env's declared config
+            opens to clients.
         threads: worker threads for env calls.
         clock: seconds, monotonic (tests pass a fake one).
     """
@@ -355,7 +358,14 @@ class SessionStore:
             refuse_strangers(env_id, kwargs, "client")
         except ValueError as exc:
             raise ProtocolError(str(exc)) from None
-        kwargs = {**self.operator_kwargs.get(env_id, {}), **kwargs}
+        pinned = self.operator_kwargs.get(env_id, {})
+        for name in kwargs:
+            if name in pinned:
+                # The operator's value is the server's: a client may not swap a catalog size,
+                # a task or a corpus the operator chose for another.
+                raise ProtocolError(f"{name} is set by this server's operator; a remote "
+                                    "client may not change it")
+        kwargs = {**pinned, **kwargs}
         if len(self.sessions) + self._reserved >= self.max_sessions:
             await self.expire()
         if len(self.sessions) + self._reserved >= self.max_sessions:
@@ -564,6 +574,10 @@ class SessionStore:
                                           "limit for one env call")
                     self._outlive(future, lambda _: session.env.close())
                     return self._timed_out(f"the {op}", sid)
+            if op == "set_state" or (op == "reset" and fields.get("options")):
+                # The state is the client's now (a snapshot, a hand-drawn level): one can be
+                # crafted so that each step is slow, so its steps run in a thread from here on.
+                session.inline = False
             self._finish(session, op, fields, rid if remember else None, reply)
             return reply
 

@@ -21,7 +21,7 @@ from agentgym.config import TextEnvConfig, setting
 from .task import bundled_task_ids
 
 __all__ = ["BUNDLED_TASK_IDS", "DEFAULT_INVALID_PENALTY", "DEFAULT_MAX_INVALID",
-           "TerminalConfig"]
+           "PUBLIC_MAX_STEPS", "TerminalConfig"]
 
 #: The bundled tasks' ids (``agentgym tasks list``), read from the tasks folder at import:
 #: the only tasks a stranger may pick.
@@ -29,6 +29,8 @@ BUNDLED_TASK_IDS: tuple[str, ...] = bundled_task_ids()
 #: Small next to the outcome (1 for a solved task), as in WebShop: a malformed action costs a
 #: little without drowning the signal.
 DEFAULT_INVALID_PENALTY = -0.1
+#: The longest step budget a stranger may ask for (the bundled tasks bring 20-40).
+PUBLIC_MAX_STEPS = 100
 DEFAULT_MAX_INVALID = 5
 
 
@@ -45,7 +47,10 @@ class TerminalConfig(TextEnvConfig):
         "(docker where a daemon answers, else bwrap)", scope="operator")
     gamma: float = setting(1.0, "discount of the milestone shaping reward", gt=0, le=1)
     max_steps: int | None = setting(
-        None, "step budget; null: the task's [metadata.agentgym].max_steps", ge=1, le=100_000)
+        None, "step budget; null: the task's [metadata.agentgym].max_steps", ge=1, le=100_000,
+        # A replayed step costs seconds (a command in a container): a leaderboard bundle at
+        # 100,000 steps would hold the validator for days. The tasks ask for 20-40.
+        public_max=PUBLIC_MAX_STEPS)
     invalid_penalty: float = setting(
         DEFAULT_INVALID_PENALTY, "process reward of an invalid action", le=0)
     max_invalid: int = setting(

@@ -428,14 +428,22 @@ class TerminalEnv(TextEnv):
         task = next((t for t in self._tasks if t.id == d["task"]), None)
         if task is None:
             raise ValueError(f"snapshot plays task {d['task']!r}, which this env does not")
+        budget = self._max_steps_kwarg if self._max_steps_kwarg is not None else task.max_steps
+        if d["max_steps"] != budget:
+            raise ValueError(f"snapshot has a step budget of {d['max_steps']!r}; this env plays "
+                             f"task {task.id!r} with {budget}")
         history = [str(c) for c in d["history"]]
+        if len(history) > budget:
+            # Every command of the history runs again: a longer one is no episode of this env.
+            raise ValueError(f"snapshot replays {len(history)} commands, more than the step "
+                             f"budget of {budget}")
         live = self._sandbox is not None and self.task == task and self._history == history
         if not live:
             self._begin(task)
             for command in history:  # the cost of a snapshot: every command runs again
                 self._run(self._sandbox, command)
         self.task, self._history = task, history
-        self.max_steps = int(d["max_steps"])
+        self.max_steps = budget
         self._files = [str(f) for f in d["files"]]
         self._phi, self._share, self._obs = float(d["phi"]), float(d["share"]), str(d["obs"])
         v = d["verdict"]

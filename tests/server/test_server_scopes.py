@@ -103,8 +103,16 @@ def test_an_operator_set_corpus_serves_every_client(tmp_path):
             obs = client.post(f"/sessions/{sid}/reset", json={"seed": 0}).json()["observation"]
             first = questions.read_text().splitlines()[0]
             assert any(word in obs for word in first.split('"question": "')[1].split()[:3])
-            # The client still may not swap the operator's corpus for a path of its own.
+            # The client still may not swap the operator's corpus for a path of its own ...
             assert "corpus must be one of" in refusal(client, SEARCHQA, {"corpus": str(corpus)})
+            # ... nor for the bundled one: with the operator's questions it would have read
+            # them against another corpus, naming private gold ids in the error.
+            assert refusal(client, SEARCHQA, {"corpus": "example"}) == (
+                "corpus is set by this server's operator; a remote client may not change it")
+            envs = client.get("/schema").json()["envs"]
+        kwargs = {k["name"]: k for k in envs[SEARCHQA]["kwargs"]}
+        assert "corpus" not in kwargs and "corpus" not in envs[SEARCHQA]["config"]["properties"]
+        assert str(tmp_path) not in str(envs)  # the operator's paths are not shown
     finally:
         server.stop()
 
@@ -116,3 +124,30 @@ def test_serve_refuses_a_bad_operator_kwarg_in_one_line():
                               "0", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert run.returncode != 0 and words in run.stderr, run.stderr
         assert "Traceback" not in run.stderr
+
+
+def test_a_session_whose_state_the_client_supplied_steps_off_the_event_loop():
+    """A crafted snapshot (a hard Minesweeper frontier) or hand-drawn level (an open Sokoban
+    room) made every inline step cost up to 1.4 s on the event loop: /health stalled 25 s for
+    one 32-action score. Such a session's calls now run in a worker thread."""
+    import asyncio
+
+    from agentgym.server.sessions import SessionStore
+
+    async def play() -> list[bool]:
+        store = SessionStore(["agentgym/Sokoban-v0"])
+        made = await store.handle("create", None, {"env_id": "agentgym/Sokoban-v0"})
+        sid = made.body["session_id"]
+        await store.handle("reset", sid, {"seed": 0})
+        inline = [store.sessions[sid].inline]
+        state = (await store.handle("state", sid, {})).body["state"]
+        await store.handle("set_state", sid, {"state": state})
+        inline.append(store.sessions[sid].inline)
+        other = (await store.handle("create", None, {"env_id": "agentgym/Sokoban-v0"})
+                 ).body["session_id"]
+        level = ["#####", "#@$.#", "#####"]
+        await store.handle("reset", other, {"seed": 0, "options": {"level": level}})
+        inline.append(store.sessions[other].inline)
+        return inline
+
+    assert asyncio.run(play()) == [True, False, False]

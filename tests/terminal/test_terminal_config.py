@@ -120,3 +120,36 @@ def test_max_steps_none_takes_the_tasks_budget():
         assert env.config()["max_steps"] is None
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(("budget", "history", "words"), [
+    # A client's snapshot set the episode's budget to 10**12 ("steps left 999999999999") ...
+    (10**12, 0, "snapshot has a step budget of 1000000000000"),
+    # ... or replayed 381,000 commands, holding a worker thread and a container past the 504.
+    (None, 1000, "snapshot replays 1000 commands, more than the step budget"),
+])
+def test_a_snapshot_cannot_lift_the_budget_or_replay_more_than_it(budget, history, words):
+    import json
+
+    task = bundled_tasks()[0]
+    env = TerminalEnv(task=task.id)
+    payload = {
+        "env": "TerminalEnv", "config": env.config(), "seed": 0,
+        "rng": np.random.default_rng(0).bit_generator.state, "steps": 0, "invalid": 0,
+        "ended": None,
+        "state": {"task": task.id, "max_steps": budget or task.max_steps,
+                  "history": ["sleep 9"] * history, "files": [], "phi": 0.0, "share": 0.0,
+                  "obs": "", "verdict": None},
+    }
+    try:
+        with pytest.raises(ValueError, match=words):  # refused before any command runs
+            env.set_state(json.dumps(payload).encode())
+    finally:
+        env.close()
+
+
+def test_a_bundle_may_ask_for_at_most_100_steps():
+    """A replayed step costs seconds: 100,000 steps held the validator for days."""
+    assert "max_steps must be in [1, 100] when a leaderboard bundle" in refusal(
+        {"max_steps": 101}, "bundle")
+    TerminalConfig.refuse_strangers({"max_steps": 100}, "bundle")
