@@ -51,8 +51,6 @@ __all__ = [
     "TEXT_CHARSET",
     "Outcome",
     "TextEnv",
-    "check_number",
-    "check_penalty",
     "check_range",
     "check_seed",
 ]
@@ -117,33 +115,6 @@ def check_range(name: str, value: Any, low: int, high: int) -> int:
     if not low <= int(value) <= high:
         raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
     return int(value)
-
-
-def check_number(name: str, value: Any) -> float:
-    """Return ``value`` as a float, or raise ``ValueError`` unless it is a finite number.
-
-    For reward constants given as kwargs (a bool or a string is a bug, not a number).
-
-    >>> check_number("optimal_reward", 2)
-    2.0
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value}")
-    return float(value)
-
-
-def check_penalty(name: str, value: Any) -> float:
-    """Return ``value`` as a float, or raise ``ValueError`` unless it is a finite number <= 0.
-
-    >>> check_penalty("invalid_penalty", -2)
-    -2.0
-    """
-    number = check_number(name, value)
-    if number > 0:
-        raise ValueError(f"{name} must be a finite number <= 0, got {value}")
-    return number
 
 
 def _count(value: Any, high: int) -> bool:
