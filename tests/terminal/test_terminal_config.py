@@ -69,7 +69,7 @@ def test_a_stranger_may_pick_a_bundled_task_split_and_rewards(who):
     for task in (None, *BUNDLED_TASK_IDS):
         TerminalConfig.refuse_strangers({"task": task}, who)
     TerminalConfig.refuse_strangers(
-        {"split": "test", "gamma": 0.9, "max_steps": 100_000, "invalid_penalty": -1.0,
+        {"split": "test", "gamma": 0.9, "max_steps": 100, "invalid_penalty": -1.0,
          "max_invalid": 7, "score_process": False, "reward_mode": "outcome"}, who)
 
 
@@ -104,7 +104,7 @@ def test_an_unknown_kwarg_lists_the_valid_ones():
 
 def test_the_env_builds_with_every_setting_at_its_operator_maximum():
     env = TerminalEnv(BUNDLED, split="test", backend="bwrap", gamma=np.float64(0.5),
-                      max_steps=100_000, invalid_penalty=-1e9, max_invalid=100_000)
+                      max_steps=100_000, invalid_penalty=-1e6, max_invalid=100_000)
     try:
         assert (env.gamma, env.max_steps, env.max_invalid) == (0.5, 100_000, 100_000)
         assert type(env.gamma) is float and env.backend_name == "bwrap"
