@@ -20,6 +20,7 @@ from typing import Literal
 from agentgym.config import TextEnvConfig, setting
 
 from .planner import PLANNER_MAX_NODES
+from .tasks import TaskType
 
 __all__ = ["MAX_PLANNER_NODES", "PUBLIC_PLANNER_NODES", "HouseholdConfig"]
 
@@ -33,15 +34,8 @@ PUBLIC_PLANNER_NODES = PLANNER_MAX_NODES
 class HouseholdConfig(TextEnvConfig):
     """The kwargs of :class:`~.env.HouseholdEnv`."""
 
-    task_type: Literal[
-        "any",
-        "pick_and_place_simple",
-        "look_at_obj_in_light",
-        "pick_clean_then_place_in_recep",
-        "pick_heat_then_place_in_recep",
-        "pick_cool_then_place_in_recep",
-        "pick_two_obj_and_place",
-    ] = setting("any", "one of ALFWorld's six task types, or any (drawn per episode)")
+    task_type: Literal["any", TaskType] = setting(
+        "any", "one of ALFWorld's six task types, or any (drawn per episode)")
     split: Literal["train", "seen", "unseen"] = setting(
         "train", "train | seen (new tasks in training layouts) | unseen (layouts never in "
         "train)")

@@ -35,21 +35,24 @@ three, then the second one's. It is the potential of the process reward.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from .catalog import LAMP, RECEPTACLES
 from .world import NOWHERE, Scene, State
 
-__all__ = ["TASK_TYPES", "TRANSFORM", "Task", "goal_holds", "progress"]
+__all__ = ["TASK_TYPES", "TRANSFORM", "Task", "TaskType", "goal_holds", "progress"]
 
-#: ALFWorld's names, in its order.
-TASK_TYPES: tuple[str, ...] = (
+#: ALFWorld's task types (the config's ``task_type`` adds ``"any"``).
+TaskType = Literal[
     "pick_and_place_simple",
     "look_at_obj_in_light",
     "pick_clean_then_place_in_recep",
     "pick_heat_then_place_in_recep",
     "pick_cool_then_place_in_recep",
     "pick_two_obj_and_place",
-)
+]
+#: ALFWorld's names, in its order.
+TASK_TYPES: tuple[str, ...] = get_args(TaskType)
 #: The transformation each task type asks for before placing ("" for none).
 TRANSFORM: dict[str, str] = {
     "pick_clean_then_place_in_recep": "clean",
