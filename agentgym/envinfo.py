@@ -241,11 +241,12 @@ def refuse_strangers(env_id: str, kwargs: dict[str, Any], who: Stranger) -> None
     ...
     agentgym.config.ScopeError: corpus must be one of (None, 'example') when a remote client ...
     """
-    model = stranger_model(env_id)
-    declared = set(model.model_fields)
-    for name in kwargs:
-        if name not in declared and config_model(env_id) is None:
-            raise ScopeError(f"{name} is operator-only: {env_id} declares no config for it")
+    declared = config_model(env_id)  # read once: it inspects the entry point's signature
+    model = declared or TextEnvConfig
+    if declared is None:
+        for name in kwargs:
+            if name not in model.model_fields:
+                raise ScopeError(f"{name} is operator-only: {env_id} declares no config for it")
     model.refuse_strangers(kwargs, who)
 
 
