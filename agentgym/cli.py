@@ -12,6 +12,7 @@
     agentgym leaderboard validate mine.tar.gz
     agentgym leaderboard build mine.tar.gz --out site/
     agentgym serve agentgym/Sokoban-v0 agentgym/TicTacToe-v0 --port 8000
+    agentgym audit agentgym/Negotiation-v0 --episodes 10 --budget 30 --json audit.json
     agentgym train --algo grpo --env agentgym/TicTacToe-v0 --model tiny-random --updates 2
 
 Env kwargs are passed as ``-k name=value`` (values are read as JSON when they parse, else as
@@ -42,6 +43,7 @@ from rich.text import Text
 
 import agentgym
 from agentgym.agents import agent_names
+from agentgym.audit.cli import add_audit_parser, cmd_audit
 from agentgym.envinfo import (
     config_model,
     entry_for,
@@ -421,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=agentgym.__version__)
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{list,play,eval,serve,train,tasks,docker,leaderboard}")
+                                metavar="{list,play,eval,serve,train,tasks,docker,leaderboard,audit}")
 
     ls = sub.add_parser(
         "list",
@@ -552,6 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bb.add_argument("--force", action="store_true", help="rebuild even if the image exists")
     add_leaderboard_parser(sub)
+    add_audit_parser(sub, KW_HELP)
     return parser
 
 
@@ -568,7 +571,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(highlight=False)
     commands = {"list": cmd_list, "play": cmd_play, "eval": cmd_eval, "serve": cmd_serve,
                 "train": cmd_train, "tasks": cmd_tasks, "docker": cmd_docker,
-                "leaderboard": cmd_leaderboard}
+                "leaderboard": cmd_leaderboard, "audit": cmd_audit}
     try:
         return commands[args.command](args, console)
     except KeyboardInterrupt:

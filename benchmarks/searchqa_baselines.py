@@ -34,7 +34,6 @@ def baselines(kwargs: dict) -> list[str]:
         for seed in range(count):
             obs, info = env.reset(seed=seed)
             agent.reset(env, seed=seed)
-            hops = info["hops"]
             while True:
                 obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
                 totals["steps"] += 1
@@ -42,7 +41,9 @@ def baselines(kwargs: dict) -> list[str]:
                     break
             for key in ("exact_match", "f1", "gold_retrieved"):
                 totals[key] += info[key]
-            by_hops[hops].append(info["exact_match"])
+            # The question's hop count is in the last step's info only (it would tell the agent
+            # how many gold passages to look for).
+            by_hops[info["hops"]].append(info["exact_match"])
         hops_text = " / ".join(f"{sum(v) / len(v):.2f} (n={len(v)})"
                                for _, v in sorted(by_hops.items()))
         rows.append(f"| {name} | {totals['exact_match'] / count:.3f} | "

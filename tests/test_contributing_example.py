@@ -2,7 +2,8 @@
 
 The page's first python block (the env) and second (its ``EnvEntry``) are cut out of the
 page, the env is written to a module that registers it (as the registry would), and every
-check in ``tests/test_conformance.py`` runs on it and on the entry's variants.
+check in ``tests/test_conformance.py`` runs on it and on the entry's variants. The third
+block (its audit spec) must make ``agentgym audit`` pass on it.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def section(page: str, title: str) -> str:
 
 HOW_TO = section(PAGE, "Adding an env in one page")
 BLOCKS = [textwrap.dedent(block) for block in re.findall(r"```python\n(.*?)```", HOW_TO, re.S)]
-assert len(BLOCKS) == 2, "the page shows the env, then its registry entry"
-ENV_CODE, ENTRY_CODE = BLOCKS
+assert len(BLOCKS) == 3, "the page shows the env, its registry entry, then its audit spec"
+ENV_CODE, ENTRY_CODE, AUDIT_CODE = BLOCKS
 ENTRY: EnvEntry = eval(ENTRY_CODE, {"EnvEntry": EnvEntry})  # the page's own entry
 CLASS_NAME = ENTRY.entry_point.rpartition(":")[2]
 # Registered under a namespace of its own, so the example never collides with a real id.
@@ -135,6 +136,18 @@ def test_the_page_example_rewards_what_its_docstring_says(example_module):
     _, reward, terminated, _, info = env.step("swap 3")
     assert terminated and info["success"] and env.row == [1, 2, 3, 4]
     assert info["reward_components"] == {"process": 1.0, "outcome": 1.0}
+
+
+def test_the_page_example_passes_its_audit(example_module):
+    from agentgym.audit import run_audit
+
+    exec(AUDIT_CODE.replace(ENTRY.id, ENV_ID), {})  # the page's spec, for the example's id
+    report = run_audit(ENV_ID, episodes=3, budget_s=2.0)
+    assert report.passed, [(row.name, row.detail) for row in report.failures()]
+    names = {row.name for row in report.rows}
+    assert "swap-back (family)" in names and "shaping identity" in names
+    shaping = next(row for row in report.rows if row.name == "shaping identity")
+    assert shaping.verdict == "pass"
 
 
 def test_copying_the_rules_example_verbatim_is_not_rewarded(example_module):

@@ -136,19 +136,19 @@ GOLDEN: dict[str, dict[str, str]] = {
     },
     "Negotiation-v0": {
         "first_observations": "a46a511a57c2e8b3",
-        "scripted_episodes": "10e599c10b04bad5",
+        "scripted_episodes": "9e3b19e4b69c63ff",
     },
     "Negotiation-v0-role=seller-opponent=tough": {
         "first_observations": "60db8a0708c5e926",
-        "scripted_episodes": "baf4e5b55445f542",
+        "scripted_episodes": "88eeecdcc8952c21",
     },
     "Negotiation-v0-role=random-opponent=random": {
         "first_observations": "1c91437c1883c3b7",
-        "scripted_episodes": "fb5c09b0f10f3584",
+        "scripted_episodes": "8ef915f0cc93048c",
     },
     "Negotiation-v0-opponent=tit-for-tat-max_rounds=4": {
         "first_observations": "9c452b48210ebef4",
-        "scripted_episodes": "e60243656ce47ab3",
+        "scripted_episodes": "43cb0e3e495026ce",
     },
     "BazaarB2C-v0": {
         "first_observations": "19755dd434c21447",

@@ -25,7 +25,8 @@ which admissible command is closest; they count towards ``max_invalid``.
 expanded states a search) for the first actions of the shortest plans and keeps the ones
 with the top process reward; ``score_actions`` is exact and cheap. ``info`` also carries
 ``task_type`` (for success per type) and ``state_key``: a canonical digest of the symbolic
-state, equal exactly when two states are (feedback text aside), for GiGPO-style grouping.
+state as far as the agent has seen it, equal within an episode exactly when two states are
+(feedback text aside), for GiGPO-style grouping.
 
 >>> import gymnasium as gym
 >>> import agentgym
@@ -123,7 +124,6 @@ class HouseholdEnv(TextEnv):
         self.scene: Scene = episode.scene
         self.task: Task = episode.task
         self.state: State = start_state(self.scene, episode.where)
-        self._digest = self.scene.digest()
         self._planner = None
         self._commands = None
 
@@ -181,7 +181,7 @@ class HouseholdEnv(TextEnv):
             "task_type": self.task.type,
             "task": self.task.sentence,
             "split": self.split,
-            "state_key": state_key(self._digest, self.state),
+            "state_key": state_key(self.scene, self.task.sentence, self.state),
         }
 
     def _reset_info(self) -> dict[str, Any]:

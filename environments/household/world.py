@@ -282,12 +282,33 @@ def _describe_object(scene: Scene, state: State, o: int) -> str:
     return _a(name)
 
 
-def state_key(scene_digest: str, state: State) -> str:
-    """A canonical key of (scene, state): equal exactly when the two states are the same.
+def state_key(scene: Scene, task: str, state: State) -> str:
+    """A canonical key of what the agent knows of ``state``: within one episode (one scene
+    and task) it is equal exactly when the two states are the same.
 
-    Feedback text is not part of it, so GiGPO-style grouping sees two visits of a state as
-    one even when they were reached by different commands.
+    It covers the room, its receptacles, the task sentence, where the agent is, what it
+    holds, what is open, where each object it has *seen* is (by name), and which objects its
+    commands made clean, hot, cool or switched on. Objects not seen yet are left out: the
+    agent cannot know them, and nothing moves an object before it is seen, so within an
+    episode leaving them out never merges two different states. (A key over every object
+    was a fingerprint of hidden state, shown in ``info`` while the episode ran: a different
+    key for every hidden layout behind the same view.) Feedback text is not part of it
+    either, so GiGPO-style grouping sees two visits of a state as one even when they were
+    reached by different commands.
+
+    >>> scene = Scene("kitchen", ("countertop 1", "drawer 1"), ("countertop", "drawer"),
+    ...               ("apple 1", "mug 1"), ("apple", "mug"))
+    >>> state_key(scene, "t", start_state(scene, (1, 0))) == state_key(
+    ...     scene, "t", start_state(scene, (0, 1)))  # unseen objects: nothing to tell apart
+    True
     """
-    blob = f"{scene_digest}|{state.loc}|{state.held}|{state.opened}|{state.where}|{state.hot}|" \
-           f"{state.cool}|{state.clean}|{state.on}|{state.seen}"
+    seen = sorted((scene.objects[o], scene.receptacles[w] if w != NOWHERE else "hand")
+                  for o, w in enumerate(state.where) if _bit(state.seen, o))
+    # Only the agent's own commands set these, each naming its object: all known to it.
+    flags = [sorted(scene.objects[o] for o in range(len(scene.objects)) if _bit(mask, o))
+             for mask in (state.clean, state.hot, state.cool, state.on)]
+    held = scene.objects[state.held] if state.held != NOWHERE else ""
+    loc = scene.receptacles[state.loc] if state.loc != NOWHERE else ""
+    blob = "|".join((scene.room, *scene.receptacles, "#", task, loc, held, str(state.opened),
+                     repr(seen), repr(flags)))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -174,6 +174,11 @@ class SearchQAEnv(TextEnv):
     earns the share it adds; a repeated query and the answer earn nothing), so it sums to the
     final share. ``score_actions`` gives each candidate query the share it would add.
 
+    ``info`` on every step: ``searches``, ``results`` (the shown passages' ids) and
+    ``gold_retrieved`` (the process rewards' sum so far); the final step adds ``answer``,
+    ``exact_match``, ``f1``, ``answers``, and what the question was: ``hops``,
+    ``question_kind`` and ``corpus`` (hidden until then: ``agentgym audit`` checks it).
+
     Corpus: by default a seeded fictional encyclopedia (``split="train"``: worlds 1000+,
     ``"test"``: worlds 0-3, 200 questions) with the difficulty knobs ``min_hops`` /
     ``max_hops``, ``namesakes``, ``described``, ``paraphrase`` and ``comparison``; or a
@@ -414,22 +419,31 @@ class SearchQAEnv(TextEnv):
         return 0.0
 
     def _search_info(self) -> dict[str, Any]:
+        """What every step's ``info`` carries: only what the agent already knows. The number
+        of searches is on the observation's "Searches left" line, the result ids name the
+        passages it shows, and ``gold_retrieved`` is the sum of the process rewards paid."""
         return {
             "searches": len(self._queries),
             "results": [self._task.passages[i].id for i in self._last],
             "gold_retrieved": gold_share(self._gold, self._retrieved),
-            "hops": self.question.hops,
         }
 
+    def _task_info(self) -> dict[str, Any]:
+        """What the question is, for the final step's ``info`` only (per-hop metrics).
+
+        Hidden while the episode runs: ``hops`` counts the gold passages (how many searches
+        to make), and ``corpus`` names the seeded world, whose answers the public generator
+        can rebuild; neither is on the observation.
+        """
+        return {"hops": self.question.hops, "question_kind": self.question.kind,
+                "corpus": self._task.name}
+
     def _on_end(self, out: Outcome) -> None:
+        out.info.update(self._task_info())
         if self._answer is None:  # cut off before answering: scored as a wrong answer
             out.info.setdefault("exact_match", 0.0)
             out.info.setdefault("f1", 0.0)
             out.info.setdefault("answers", list(self.question.answers))
-
-    def _reset_info(self) -> dict[str, Any]:
-        return {"hops": self.question.hops, "question_kind": self.question.kind,
-                "corpus": self._task.name}
 
     # ------------------------------------------------------------------ oracle
     def oracle_actions(self) -> list[str]:

@@ -36,14 +36,34 @@ def normalize_answer(text: str) -> str:
     return " ".join(text.split())
 
 
+def _plain(text: str) -> str:
+    """Lower-cased, without punctuation, white space collapsed (articles kept)."""
+    return " ".join(text.lower().translate(_PUNCTUATION).split())
+
+
+def _matches(prediction: str, answer: str) -> bool:
+    gold = normalize_answer(answer)
+    if gold:
+        return normalize_answer(prediction) == gold
+    # A gold answer the normalisation empties (a multiple-choice letter "A", "An", "The"):
+    # compared without dropping articles, or any answer that normalises to nothing (".",
+    # "the") would match it. One that is only punctuation matches nothing.
+    plain = _plain(answer)
+    return bool(plain) and _plain(prediction) == plain
+
+
 def exact_match(prediction: str, answers: Sequence[str]) -> float:
     """1.0 if the normalised prediction equals a normalised gold answer, else 0.0.
 
+    A gold answer that normalises to nothing (``"A"`` is an article) is compared with
+    articles kept: ``"a"`` matches it, ``"the"`` and ``"."`` do not.
+
     >>> exact_match("1932", ["1932", "nineteen thirty-two"]), exact_match("1933", ["1932"])
     (1.0, 0.0)
+    >>> exact_match("A.", ["A"]), exact_match("the", ["A"]), exact_match(".", ["A"])
+    (1.0, 0.0, 0.0)
     """
-    guess = normalize_answer(prediction)
-    return float(any(guess == normalize_answer(a) for a in answers))
+    return float(any(_matches(prediction, a) for a in answers))
 
 
 def _f1(prediction: str, answer: str) -> float:

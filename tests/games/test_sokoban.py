@@ -510,7 +510,7 @@ def test_reward_optimal_suboptimal_and_solve():
 
 
 def test_blocked_move_costs_the_invalid_penalty_and_truncates():
-    env = _env()
+    env = _env(max_invalid=1)  # VPR's policy (preset="vpr"): the first invalid action ends it
     _, r, term, trunc, info = env.step("up")  # a wall
     assert (r, term, trunc, info["valid_action"], info["success"]) == (
         -2.0,
@@ -527,7 +527,7 @@ def test_blocked_move_costs_the_invalid_penalty_and_truncates():
 
 
 def test_reward_box_into_box_is_blocked():
-    env = _env(["######", "#PXX_#", "#___O#", "#___O#", "######"])
+    env = _env(["######", "#PXX_#", "#___O#", "#___O#", "######"], max_invalid=1)
     _, r, term, trunc, info = env.step("right")
     assert (r, term, trunc) == (-2.0, False, True)
     assert "another box" in info["action_error"]
@@ -939,8 +939,9 @@ def test_copying_the_rules_example_is_not_rewarded():
 
 
 def test_rules_state_this_envs_limits():
-    assert "after a blocked or unreadable move" in SokobanEnv().rules
-    assert "after 3 blocked or unreadable moves" in SokobanEnv(max_invalid=3).rules
+    assert "after a blocked or unreadable move" in SokobanEnv(max_invalid=1).rules
+    assert "after a blocked or unreadable move" in SokobanEnv(preset="vpr").rules
+    assert "after 3 blocked or unreadable moves" in SokobanEnv().rules
     assert "within the steps left" in SokobanEnv().rules
     assert "within 25 moves" in SokobanEnv(preset="vpr").rules
     assert "the 20 steps run out" in SokobanEnv(max_steps=20).rules
@@ -1149,7 +1150,7 @@ def test_bad_kwargs_name_the_range():
     ],
 )
 def test_garbage_actions_do_not_raise(action):
-    env = _env()
+    env = _env(max_invalid=1)  # the episode ends on it, so the finished-episode path is hit
     obs, r, term, trunc, info = env.step(action)
     assert (r, term, trunc, info["valid_action"]) == (-2.0, False, True, False)
     assert info["action_error"] and info["verdict"] == "invalid"
@@ -1159,7 +1160,7 @@ def test_garbage_actions_do_not_raise(action):
 
 
 def test_non_string_action_does_not_raise():
-    env = _env()
+    env = _env(max_invalid=1)
     _, r, term, trunc, info = env.step(None)  # type: ignore[arg-type]
     assert (r, term, trunc, info["valid_action"]) == (-2.0, False, True, False)
 

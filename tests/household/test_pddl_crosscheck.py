@@ -49,6 +49,8 @@ def _interpreter() -> str | None:
     return str(ALFWORLD_VENV_PYTHON) if ALFWORLD_VENV_PYTHON.exists() else None
 
 
+# slow: a second interpreter (.venv-alfworld) plans every task (~25 s of CPU)
+@pytest.mark.slow
 def test_oracle_plans_reach_the_goal_in_alfworlds_pddl_domain(tmp_path):
     python = _interpreter()
     if python is None:

@@ -14,6 +14,10 @@ from agentgym.environments.markets.negotiation.agents import FairSplitAgent
 from agentgym.environments.markets.negotiation.counterparties import OPPONENTS, Counterparty
 from agentgym.environments.markets.negotiation.env import MAX_SAY, NegotiationEnv, parse_move
 from agentgym.environments.markets.negotiation.logic import (
+    VIOLATION_OUTCOME,
+    check_potential,
+    check_score,
+    deal_outcome,
     draw_values,
     has_zopa,
     is_violation,
@@ -21,7 +25,7 @@ from agentgym.environments.markets.negotiation.logic import (
     offer_checks,
     parse_price,
     price_for_share,
-    process_score,
+    shaped_process,
     surplus_share,
 )
 
@@ -68,11 +72,47 @@ def test_offer_checks_by_hand():
     assert offer_checks("buyer", 50, 60, 55, []) == {"rational": False, "consistent": True}
 
 
-def test_process_score_by_hand():
-    assert process_score({"rational": True, "consistent": True}, 0.1) == 0.1
-    assert process_score({"rational": True, "consistent": False}, 0.3) == 0.0
-    assert process_score({"rational": False, "consistent": False}, 0.3) == -0.3
-    assert process_score({}, 0.1) == 0.0
+def test_check_score_by_hand():
+    assert check_score({"rational": True, "consistent": True}) == 1.0
+    assert check_score({"rational": True, "consistent": False}) == 0.0
+    assert check_score({"rational": False, "consistent": False}) == -1.0
+    assert check_score({"rational": False}) == -1.0  # an accept has one check
+    assert check_score({}) == 0.0
+
+
+def test_check_potential_is_the_weighted_mean_by_hand():
+    assert check_potential(0, 0, 0.2) == 0.0  # before the first scored move
+    assert check_potential(1, 1, 0.2) == 0.2
+    assert check_potential(8, 8, 0.2) == 0.2  # eight perfect offers: no more than one
+    assert check_potential(2, 3, 0.3) == 0.2  # 0.3 * 2/3
+    assert check_potential(-2, 2, 0.5) == -0.5
+    assert check_potential(6, 8, 0.2) == 0.15  # seven perfect moves and a violating accept
+
+
+def test_shaped_process_is_the_change_of_the_potential_by_hand():
+    # Three perfect offers, then a backward step (score 0), then an over-budget accept (-1):
+    # 0.2, 0, 0, 0.2 * 3/4 - 0.2 = -0.05, 0.2 * 2/5 - 0.15 = -0.07.
+    paid, total = [], 0.0
+    for count, score in enumerate([1.0, 1.0, 1.0, 0.0, -1.0]):
+        paid.append(shaped_process(total, count, score, 0.2))
+        total += score
+    assert paid == [0.2, 0.0, 0.0, -0.05, -0.07]
+    assert sum(paid) == pytest.approx(check_potential(total, 5, 0.2)) == pytest.approx(0.08)
+    # A first move that fails half its checks pays nothing; a later perfect one lifts the mean.
+    assert shaped_process(0, 0, 0.0, 0.2) == 0.0
+    assert shaped_process(0, 1, 1.0, 0.2) == 0.1
+
+
+def test_deal_outcome_by_hand():
+    assert deal_outcome("buyer", 100, 60, None) == 0.0  # no deal
+    assert deal_outcome("buyer", 100, 60, 70) == 0.75
+    assert deal_outcome("seller", 100, 60, 70) == 0.25
+    assert deal_outcome("buyer", 100, 60, 100) == 0.0  # at the budget: no gain, no violation
+    # Past one's own limit: below walking away, with or without a zone of agreement.
+    assert deal_outcome("buyer", 100, 60, 100.01) == VIOLATION_OUTCOME == -1.0
+    assert deal_outcome("seller", 100, 60, 59) == -1.0
+    assert deal_outcome("buyer", 40, 41, 41) == -1.0
+    assert deal_outcome("buyer", 40, 41, 40) == 0.0  # no zone: nothing to share, no violation
 
 
 @pytest.mark.parametrize(
@@ -151,13 +191,16 @@ def test_fair_counterparty_counters_at_the_zopa_midpoint_then_deals():
     budget, cost = env.values
     _, reward, terminated, _, info = env.step(f"offer({cost - 1})")
     assert not terminated and info["standing_offer"] == (budget + cost) / 2
-    # Below the cost: rational and consistent -> 0.2 / 8; the ZOPA is not the buyer's to know.
+    # Below the cost: rational and consistent, the first move: the whole potential, 0.2 x 1;
+    # the ZOPA is not the buyer's to know.
     assert info["checks"] == {"rational": True, "consistent": True}
-    assert reward == pytest.approx(0.025)
+    assert reward == pytest.approx(0.2) and env.process_potential == pytest.approx(0.2)
     _, reward, terminated, _, info = env.step("accept")
     assert terminated and info["deal"] and info["success"]
     assert info["surplus_share"] == 0.5 and info["reward_components"]["outcome"] == 0.5
-    assert info["reward_components"]["process"] == pytest.approx(0.025)  # rational, in ZOPA
+    # A rational accept keeps the mean at 1: the potential stays 0.2, the step pays 0.
+    assert info["checks"] == {"rational": True}
+    assert info["reward_components"]["process"] == 0.0
 
 
 def test_an_offer_the_counterparty_likes_is_accepted_at_that_price():
@@ -169,22 +212,24 @@ def test_an_offer_the_counterparty_likes_is_accepted_at_that_price():
     assert not info["success"] and not info["violation"]
 
 
-def test_budget_violation_scores_zero_whatever_else_happened():
+def test_budget_violation_scores_below_walking_away_whatever_else_happened():
     env, _ = zopa_seed(opponent="conceder")
     budget, cost = env.values
     env.step("say(I will pay anything)")
     _, reward, terminated, _, info = env.step(f"offer({budget + 10})")
     assert terminated and info["deal"] and info["violation"]
-    assert info["reward_components"]["outcome"] == 0.0 and info["surplus_share"] == 0.0
-    assert not info["success"]
-    assert info["checks"]["rational"] is False
+    assert info["reward_components"]["outcome"] == -1.0 and info["surplus_share"] == 0.0
+    assert not info["success"] and "scored -1" in env.status
+    # Irrational but consistent (a first offer): check score 0, so the process pays 0.
+    assert info["checks"] == {"rational": False, "consistent": True}
+    assert info["reward_components"]["process"] == 0.0 and reward == -1.0
 
 
 def test_seller_below_cost_is_a_violation():
     env, _ = zopa_seed(role="seller", opponent="tough")
     _, cost = env.values
     _, _, terminated, _, info = env.step(f"offer({cost - 5})")
-    assert terminated and info["violation"] and info["reward_components"]["outcome"] == 0.0
+    assert terminated and info["violation"] and info["reward_components"]["outcome"] == -1.0
 
 
 def test_walking_away_is_right_without_a_zopa_and_wrong_with_one():
@@ -365,6 +410,41 @@ def test_process_return_is_bounded_by_process_weight():
     assert total <= 0.2 + 1e-9 and info["round"] <= 8
 
 
+@pytest.mark.parametrize("max_rounds", [1, 8, 50])
+def test_the_number_of_offers_earns_nothing(max_rounds):
+    # Issue 34: at 0.2 / 8 per offer, more offers paid more. Now one perfect offer earns the
+    # same process return as fifty, whatever max_rounds is: 0.2 x the mean check score.
+    env = NegotiationEnv(opponent="tough", max_rounds=max_rounds, max_steps=100)
+    env.reset(seed=0)  # budget 40: offers at 0 are perfect and tough never takes them
+    paid = []
+    while not env.is_over:
+        _, _, _, _, info = env.step("offer(0)")
+        paid.append(info["reward_components"]["process"])
+    assert len(paid) == max_rounds and paid == [0.2] + [0.0] * (max_rounds - 1)
+
+
+def test_the_process_rewards_are_the_changes_of_the_declared_potential():
+    # Step by step, and across get_state / set_state (the tally is rebuilt from the ledger).
+    env = NegotiationEnv(opponent="boulware", max_rounds=8)
+    env.reset(seed=2)  # budget 95, cost 43: boulware takes none of these offers
+    budget = env.value
+    script = ["offer(20)", "say(hm)", "offer(30)", "offer(25)", "???", "reject"]
+    expected = [0.2, 0.0, 0.0, 0.2 * 2 / 3 - 0.2, -0.1, 0.0]
+    for action, want in zip(script, expected, strict=True):
+        before = env.process_potential
+        snapshot = env.get_state()
+        fresh = NegotiationEnv(opponent="boulware", max_rounds=8)
+        fresh.reset(seed=2)
+        fresh.set_state(snapshot)
+        assert fresh.process_potential == before
+        _, _, _, _, info = env.step(action)
+        paid = info["reward_components"]["process"]
+        assert paid == pytest.approx(want, abs=1e-12), action
+        shaping = paid - (0.0 if info["valid_action"] else env.invalid_penalty)
+        assert shaping == pytest.approx(env.process_potential - before, abs=1e-12)
+    assert budget >= 30 and env.process_potential == pytest.approx(0.2 * 2 / 3)
+
+
 def test_metrics_are_in_info_on_every_step():
     env = NegotiationEnv(role="random", opponent="any")
     agent = RandomAgent()
@@ -380,7 +460,8 @@ def test_metrics_are_in_info_on_every_step():
             obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
             if terminated or truncated:
                 assert hidden <= set(info)
-                assert info["reward_components"]["outcome"] == info["surplus_share"]
+                outcome = info["reward_components"]["outcome"]
+                assert outcome == (-1.0 if info["violation"] else info["surplus_share"])
                 assert info["violation"] == (
                     info["deal"] and is_violation(info["role"], *env.values, info["price"])
                 )

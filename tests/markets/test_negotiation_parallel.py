@@ -42,13 +42,14 @@ def test_a_deal_pays_each_seat_its_surplus_share():
     mid = (budget + cost) / 2
     _, rewards, _, _, infos = env.step({"buyer": f"offer({mid})", "seller": "say(hello)"})
     assert infos["buyer"]["checks"] == {"rational": True, "consistent": True}
-    assert rewards == {"buyer": pytest.approx(0.025), "seller": 0.0}  # 0.2 / 8 rounds
+    # The buyer's first scored move, perfect: its whole potential, 0.2 x the mean 1.
+    assert rewards == {"buyer": pytest.approx(0.2), "seller": 0.0}
     assert env.transcript == ["seller: hello"] and env.turn == "seller"
     _, rewards, terms, truncs, infos = env.step({"buyer": "wait", "seller": "accept"})
     assert all(terms.values()) and not any(truncs.values()) and env.agents == []
     assert infos["buyer"]["price"] == mid and infos["seller"]["surplus_share"] == 0.5
-    # The seller's accept is checked too (rational, in the ZOPA): 0.025 + 0.5 outcome.
-    assert rewards["seller"] == pytest.approx(0.525) and rewards["buyer"] == pytest.approx(0.5)
+    # The seller's accept is checked too (rational: its first move, 0.2) + 0.5 outcome.
+    assert rewards["seller"] == pytest.approx(0.7) and rewards["buyer"] == pytest.approx(0.5)
 
 
 def test_a_deal_past_a_seats_budget_is_its_violation():
@@ -58,6 +59,24 @@ def test_a_deal_past_a_seats_budget_is_its_violation():
     _, rewards, _, _, infos = env.step({"buyer": "wait", "seller": "accept"})
     assert infos["buyer"]["violation"] and infos["buyer"]["surplus_share"] == 0.0
     assert not infos["seller"]["violation"] and infos["seller"]["surplus_share"] == 1.0
+    # A violation scores -1, below walking away; the seller's rational accept 0.2 + 1.0.
+    assert rewards == {"buyer": -1.0, "seller": pytest.approx(1.2)}
+
+
+def test_a_seats_process_reward_is_the_change_of_its_mean_check_potential():
+    # More offers earn nothing: the buyer's three perfect offers pay 0.2, 0, 0; a backward
+    # step then pays 0.2 x 3/4 - 0.2. The seller's far asks (rational, no retreat) likewise.
+    env = zopa_env()
+    paid = {"buyer": [], "seller": []}
+    for buyer, seller in (("offer(1)", "offer(9000)"), ("offer(2)", "offer(8000)"),
+                          ("offer(3)", "offer(7000)"), ("offer(2)", "offer(8000)")):
+        for seat, action in (("buyer", buyer), ("seller", seller)):
+            other = "seller" if seat == "buyer" else "buyer"
+            _, rewards, _, _, _ = env.step({seat: action, other: "wait"})
+            paid[seat].append(rewards[seat])
+    assert paid["buyer"] == pytest.approx([0.2, 0.0, 0.0, -0.05])
+    assert paid["seller"] == pytest.approx([0.2, 0.0, 0.0, -0.05])
+    assert env.tally == {"buyer": (3.0, 4), "seller": (3.0, 4)}
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,11 @@ def run(agent_name: str, seeds: range) -> tuple[float, dict[int, float], int]:
     for seed in seeds:
         obs, info = env.reset(seed=seed)
         agent.reset(env, seed=seed)
-        hops = info["hops"]
         while True:
             obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
             if terminated or truncated:
                 break
+        hops = info["hops"]  # the question's hop count is told only at the end
         searches += info["searches"]
         em += info["exact_match"]
         by_hops[hops] = by_hops.get(hops, 0.0) + info["exact_match"]

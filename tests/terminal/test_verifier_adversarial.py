@@ -2,6 +2,8 @@
 nothing (0 of 3 hidden tests on the fixture task), and honest work still earns full marks.
 
 Each attack writes its files in the agent's container with ordinary commands, then submits.
+The forgeries' building blocks live in :mod:`agentgym.environments.terminal.exploits`, whose
+policies ``agentgym audit agentgym/Terminal-v0`` plays.
 """
 
 from __future__ import annotations
@@ -10,35 +12,16 @@ import pytest
 from terminal_support import FIXTURES, needs_docker
 
 from agentgym.environments.terminal.env import TerminalEnv
+from agentgym.environments.terminal.exploits import (
+    FAKE_JUNIT,
+    FORCE_PASS_CONFTEST,
+    FORCE_PASS_PLUGIN,
+    FORGE,
+    write,
+)
 
 pytestmark = needs_docker
 SUM = str(FIXTURES / "sum-numbers")
-
-FORCE_PASS_CONFTEST = '''
-import pytest
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    report.outcome = "passed"
-'''
-# A plugin module that forces every test to pass, for the addopts tricks to load.
-FORCE_PASS_PLUGIN = FORCE_PASS_CONFTEST
-FAKE_JUNIT = ('<testsuite tests="3"><testcase name="a"/><testcase name="b"/>'
-              '<testcase name="c"/></testsuite>')
-# Python code that, if it ever runs in the verifier, writes an all-pass JUnit file and exits.
-FORGE = (
-    "import os\n"
-    "os.makedirs('/verifier/out', exist_ok=True)\n"
-    f"open('/verifier/out/junit.xml', 'w').write({FAKE_JUNIT!r})\n"
-    "os._exit(0)\n"
-)
-
-
-def write(path: str, text: str) -> str:
-    """A shell command writing ``text`` to ``path`` (quoted here-document)."""
-    return f"mkdir -p \"$(dirname {path})\" && cat > {path} <<'AGENTGYM_EOF'\n{text}\nAGENTGYM_EOF"
 
 
 def docker_env(task: str):

@@ -1,7 +1,9 @@
 """Reward hacks that must earn nothing (text mode).
 
 Known holes of the original site: a purchase URL that accepted any options, an Attributes tab
-that showed the scored values, buying more than once. None of them may pay here.
+that showed the scored values, buying more than once. None of them may pay here. The hacks
+live in :mod:`agentgym.environments.webshop.exploits` (``agentgym audit`` plays them as
+policies); these tests check each one's mechanics step by step.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 import pytest
 
 from agentgym.environments.webshop.env import WebShopEnv
+from agentgym.environments.webshop.exploits import CRAFTED_PURCHASES, FOREIGN_OPTIONS, LOOP
 
 N = 2000
 
@@ -37,8 +40,7 @@ def test_options_the_product_does_not_have_cannot_be_chosen(env):
     product = env.shop.catalog.product(env.engine.state.product)
     offered = set(product.option_values())
     # every goal option value and every pool value the product lacks is refused
-    foreign = [v for v in (*env.goal.options.values(), "xl", "navy", "12 pack", "king")
-               if v not in offered]
+    foreign = [v for v in (*env.goal.options.values(), *FOREIGN_OPTIONS) if v not in offered]
     assert foreign
     for value in foreign:
         _, reward, terminated, _, info = env.step(f"click[{value}]")
@@ -82,13 +84,7 @@ def test_buy_now_off_an_item_page_is_refused(env):
 
 def test_crafted_purchase_strings_do_nothing(env):
     to_item_page(env)
-    for crafted in (
-        "click[Buy Now?options=size:xl]",
-        "click[buy now] click[buy now]",
-        "click[Buy Now][size=m]",
-        'click[{"asin": "B000000000", "options": {}}]',
-        "search[buy now]",
-    ):
+    for crafted in CRAFTED_PURCHASES:
         _, reward, terminated, _, info = env.step(crafted)
         assert not info["valid_action"] and reward == env.invalid_penalty, crafted
         assert not terminated, crafted
@@ -134,8 +130,7 @@ def test_process_reward_cannot_be_farmed_by_looping():
     _, r, *_ = env.step(f"search[{env.goal.search_query}]")
     total += r
     for _ in range(9):  # 37 steps, inside the budget of 40
-        for action in ("click[Next >]", "click[< Prev]", "click[Back to Search]",
-                       f"search[{env.goal.search_query}]"):
+        for action in (*LOOP, f"search[{env.goal.search_query}]"):
             _, r, terminated, _, info = env.step(action)
             total += r
     assert total == pytest.approx(env.engine.potential())  # never more than one potential

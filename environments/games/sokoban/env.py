@@ -18,8 +18,8 @@ move that puts the last box on a goal           +2, +1 outcome      +2, +1      
 move after which the level is provably dead     -2 (``deadlock``)   -2            terminated
 move after which no solution is in reach, but   -2 (``deadlock``)   -2            truncated
 the level is not provably dead
-blocked move (wall, or box that cannot move)    -2 (``invalid``)    -2            truncated
-unparseable action                              -2 (``invalid``)    -2            truncated
+blocked move (wall, or box that cannot move)    -2 (``invalid``)    -2            see below
+unparseable action                              -2 (``invalid``)    -2            see below
 any move when the oracle's search ran out       0 (``legal``)       0             continues
 ==============================================  ==================  ============  ==========
 
@@ -27,7 +27,7 @@ any move when the oracle's search ran out       0 (``legal``)       0           
 (default), or a fixed ``search_depth`` (VPR's 25), where a move that spends the last step
 without solving also scores -2. Blocked and unparseable actions follow the contract's one
 invalid-action policy: ``invalid_penalty`` each (-2 here), and after ``max_invalid`` of them
-(1 here) the episode ends, truncated.
+(3 by default; 1 with ``preset="vpr"``, as in VPR) the episode ends, truncated.
 
 Why an episode ends, and how (``terminated`` only for a real ending of the game):
 
@@ -193,7 +193,7 @@ class SokobanEnv(TextEnv):
     * ``preset``: None or ``"vpr"`` (:data:`PRESETS`): a kwarg left at its default takes the
       preset's value, one set to another value overrides it;
     * the contract's ``reward_mode``, ``render_mode``, ``score_process``,
-      ``invalid_penalty`` [-2.0] and ``max_invalid`` [1].
+      ``invalid_penalty`` [-2.0] and ``max_invalid`` [3] (1 with ``preset="vpr"``).
 
     Actions: ``up``, ``down``, ``left``, ``right`` (rows grow downwards), case-insensitive,
     also ``u``/``d``/``l``/``r`` and an optional leading ``move``/``go``/``push``/``walk``.
@@ -245,7 +245,7 @@ class SokobanEnv(TextEnv):
         render_mode: str | None = None,
         score_process: bool = True,
         invalid_penalty: float = -2.0,
-        max_invalid: int = 1,
+        max_invalid: int = 3,
     ) -> None:
         kw = apply_preset(SokobanEnv, preset, PRESETS, SokobanConfig.pick(locals()))
         cfg = SokobanConfig.parse(kw, owner="SokobanEnv")

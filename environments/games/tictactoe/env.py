@@ -139,10 +139,10 @@ class TicTacToeEnv(TextEnv):
     win slip. An agent that always plays a move from :meth:`oracle_actions` succeeds in
     every episode; a uniformly random agent seldom does. Measured with ``agentgym eval
     agentgym/TicTacToe-v0 --agent random --episodes 200 --seed 0 -k opponent=...
-    -k agent_first=...``: the random agent succeeds in 23.5% (as X) / 26.0% (as O) of games
-    against ``"random"`` and 19.5% / 5.0% against ``"optimal"`` (10.0% with
-    ``preset="vpr"``); the oracle agent in 100% of each. A truncated episode is never a
-    success.
+    -k agent_first=...``: the random agent succeeds in 20.5% (as X) / 33.5% (as O) of games
+    against ``"random"`` and 33.0% / 5.0% against ``"optimal"`` (14.0% with
+    ``preset="vpr"``); the oracle agent in 100% of each (``docs/results.json``, which
+    ``tests/test_readme.py`` re-measures). A truncated episode is never a success.
 
     ``info["result"]`` says ``"win"``, ``"draw"``, ``"loss"``, ``"ongoing"`` or
     ``"unfinished"`` (truncated); ``info["opponent_move"]`` is the reply just played (``""``

@@ -42,7 +42,8 @@ class NegotiationConfig(TextEnvConfig):
         "any", "the scripted counterparty's strategy; any draws one per episode from the seed")
     max_rounds: int = setting(8, "the agent's binding offers before talks end", ge=1, le=50)
     process_weight: float = setting(
-        0.2, "scale of the per-offer process reward: the most an episode's sum can reach", ge=0)
+        0.2, "summed process reward = this x the mean check score of the offers and accepts",
+        ge=0)
     max_steps: int = setting(
         40, "step budget (say uses steps, not rounds); running out truncates",
         ge=1, le=100_000, public_max=PUBLIC_MAX_STEPS)
@@ -57,7 +58,8 @@ class NegotiationParallelConfig(EnvConfig):
     first: Literal["buyer", "seller"] = setting("buyer", "the seat that opens")
     max_rounds: int = setting(8, "binding offers per seat before talks end", ge=1, le=50)
     process_weight: float = setting(
-        0.2, "scale of the per-offer process reward: the most a seat's sum can reach", ge=0)
+        0.2, "a seat's summed process reward = this x the mean check score of its offers "
+        "and accepts", ge=0)
     max_steps: int = setting(
         60, "parallel steps; the step that spends them truncates both seats",
         ge=1, le=100_000, public_max=PUBLIC_MAX_STEPS)

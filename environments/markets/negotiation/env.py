@@ -20,6 +20,10 @@ from .logic import (
     COST_RANGE,
     PRICE_GRID,
     ROLES,
+    VIOLATION_OUTCOME,
+    check_potential,
+    check_score,
+    deal_outcome,
     deal_success,
     draw_values,
     has_zopa,
@@ -29,7 +33,7 @@ from .logic import (
     other_role,
     parse_price,
     price_for_share,
-    process_score,
+    shaped_process,
     surplus_share,
 )
 
@@ -107,27 +111,36 @@ class NegotiationEnv(TextEnv):
       ``conceder``, ``tit-for-tat``, ``random``, or ``"any"`` (one of them per episode, from
       the seed).
     * ``max_rounds`` (default 8, 1-50): the agent's binding moves before talks end.
-    * ``process_weight`` (default 0.2, >= 0): the most process reward a whole episode can
-      earn: each offer scores ``process_weight / max_rounds`` times its check mean, so
-      farming the checks never outweighs the surplus share (at most 1).
+    * ``process_weight`` (default 0.2, >= 0): the scale of the process reward: a whole
+      episode's process rewards sum to ``process_weight`` times the mean check score of its
+      moves, so they lie in ``[-process_weight, process_weight]`` however long the talks run.
     * ``max_steps`` (default 40), ``invalid_penalty`` (default -0.1), ``max_invalid``
       (default 10), ``reward_mode``, ``render_mode``, ``score_process``: as in
       :class:`agentgym.core.TextEnv`.
 
     Rewards:
 
-    * process, on each ``offer`` and ``accept``: ``process_weight / max_rounds`` times the
-      mean of +1 per passed and -1 per failed check of the price (:func:`.logic.offer_checks`):
-      individually rational, no backward step from the agent's earlier offers (offers only).
+    * process, potential-based shaping on the quality of the moves: each ``offer`` and
+      ``accept`` gets a check score, the mean of +1 per passed and -1 per failed check of its
+      price (:func:`.logic.offer_checks`, :func:`.logic.check_score`): individually rational,
+      no backward step from the agent's earlier offers (offers only). The potential is
+      ``phi = process_weight * (mean check score of the moves so far)`` (0 before the first;
+      :func:`.logic.check_potential`) and each move pays ``phi' - phi``
+      (:func:`.logic.shaped_process`): a first perfect offer pays ``process_weight``, further
+      perfect ones 0, a move scoring below the mean so far less than 0 (a backward step after
+      two perfect offers: ``0.2 * 2/3 - 0.2``). The process return is ``phi`` after the last
+      move: the number of offers earns nothing, only their quality (issue 34: a fixed
+      ``process_weight / max_rounds`` per offer paid for dragging the talks out).
       Only checks the agent can judge itself: whether a price is inside the ZOPA depends on
       the other side's value, so it is not scored (the reward would reveal that value).
-      ``reject`` and ``say`` score 0; an invalid action ``invalid_penalty`` and nothing
-      changes. The summed process reward is at most ``process_weight``.
-    * outcome, when the talks end: the share of the surplus ``B - C`` the agent kept
-      (:func:`.logic.surplus_share`; buyer ``(B - p) / (B - C)``, seller
-      ``(p - C) / (B - C)``), 0 with no deal, and 0 for a **violation** (a deal over the
-      agent's budget or under its cost) whatever else happened, flagged in
-      ``info["violation"]``.
+      ``reject`` and ``say`` score 0 and leave ``phi`` as it is; an invalid action
+      ``invalid_penalty`` and nothing changes. The potential is :attr:`process_potential`.
+    * outcome, when the talks end (:func:`.logic.deal_outcome`): the share of the surplus
+      ``B - C`` the agent kept (:func:`.logic.surplus_share`; buyer ``(B - p) / (B - C)``,
+      seller ``(p - C) / (B - C)``), 0 with no deal, and ``logic.VIOLATION_OUTCOME`` (-1) for
+      a **violation** (a deal over the agent's budget or under its cost) whatever else
+      happened, flagged in ``info["violation"]`` (``info["surplus_share"]`` is then 0): a
+      broken limit scores below walking away.
 
     **Success** (:func:`.logic.deal_success`): when a ZOPA exists, a deal without violation
     that keeps at least ``logic.SUCCESS_SHARE`` (15%) of the surplus, so conceding everything is not
@@ -144,11 +157,12 @@ class NegotiationEnv(TextEnv):
     >>> info["role"], info["value"], "zopa" in info
     ('buyer', 40, False)
     >>> env.score_actions(["offer(30)", "offer(45)", "accept"])
-    [0.025, 0.0, -0.1]
+    [0.2, 0.0, -0.1]
     """
 
     verifier_name: ClassVar[str] = "negotiation-offer-checks"
-    verifier_version: ClassVar[str] = "2"
+    #: 3: the checks are shaping on their mean (not a sum per offer); a violation scores -1.
+    verifier_version: ClassVar[str] = "3"
     config_model = NegotiationConfig
     max_observation_length: ClassVar[int] = 8192
     max_action_length: ClassVar[int] = 1024
@@ -173,7 +187,6 @@ class NegotiationEnv(TextEnv):
         self.opponent_choice: str = cfg.opponent
         self.max_rounds = cfg.max_rounds
         self.process_weight = cfg.process_weight
-        self._per_offer = cfg.process_weight / cfg.max_rounds
         self._reset_fields()
 
     def _reset_fields(self) -> None:
@@ -191,6 +204,8 @@ class NegotiationEnv(TextEnv):
         # Derived from the ledger (rebuilt on load), so a step costs O(1), not O(offers).
         self._lines: list[str] = []
         self._agent_offers: list[float] = []
+        self._check_total = 0.0  # the check scores of the agent's scored moves, summed
+        self._check_count = 0  # and how many moves they are
 
     @property
     def rules(self) -> str:  # type: ignore[override]
@@ -202,10 +217,13 @@ class NegotiationEnv(TextEnv):
             "and the seller's cost (the least it may take); both lie between "
             f"{low} and {high}, and you see only yours. A deal splits the surplus, budget "
             "minus cost: your score is the share of it you keep. Paying over your budget or "
-            "selling under your cost is a violation and scores 0; no deal scores 0, and when "
-            "the budget is not above the cost walking away is right. You open; after each of "
-            "your offers the counterparty accepts or counter-offers, and in the last round it "
-            f"accepts or walks away. Only offers bind. {_FORMAT}"
+            f"selling under your cost is a violation and scores {VIOLATION_OUTCOME:g}, below "
+            "no deal, which scores 0; when the budget is not above the cost walking away is "
+            "right. Your offers and accepts are checked (within your own value, no step back "
+            "from your earlier offers): the mean of the checks adds a little, their number "
+            "nothing. You open; after each of your offers the counterparty accepts or "
+            "counter-offers, and in the last round it accepts or walks away. Only offers bind. "
+            f"{_FORMAT}"
         )
 
     # ------------------------------------------------------------------ hooks
@@ -288,22 +306,20 @@ class NegotiationEnv(TextEnv):
                     info=self._metrics(),
                 )
             price = self.standing
-            self.checks = {
-                k: v
-                for k, v in offer_checks(self.role, self.budget, self.cost, price, []).items()
-                if k != "consistent"
-            }
-            process = self._process()
-            self._log("agent", "accepted", price)
+            self.checks = self._move_checks("accepted", price)
+            score = check_score(self.checks)
+            process = self._process(score)
+            self._log("agent", "accepted", price, score)
             self.status = f"You accepted {price:g}: deal."
             return self._end(price, process)
         return self._offer(float(arg))
 
     def _offer(self, price: float) -> Outcome:
-        self.checks = offer_checks(self.role, self.budget, self.cost, price, self._agent_offers)
-        process = self._process()
+        self.checks = self._move_checks("offer", price)
+        score = check_score(self.checks)
+        process = self._process(score)
         self.round += 1
-        self._log("agent", "offer", price)
+        self._log("agent", "offer", price, score)
         them = other_role(self.role)
         shares = (
             [kept_share(self.role, self.budget, self.cost, p) for p in self._agent_offers]
@@ -330,31 +346,60 @@ class NegotiationEnv(TextEnv):
         self.status = f"The counterparty rejected {price:g} and offers {counter:g}."
         return Outcome(process=process, info=self._metrics())
 
-    def _log(self, by: str, kind: str, price: float) -> None:
+    def _log(self, by: str, kind: str, price: float, score: float | None = None) -> None:
         entry = {"by": by, "kind": kind, "price": price, "round": self.round}
         self.ledger.append(entry)
-        self._note(entry)
+        self._note(entry, score)
 
-    def _note(self, entry: dict[str, Any]) -> None:
+    def _note(self, entry: dict[str, Any], score: float | None = None) -> None:
+        """Derive the observation's line, the agent's offers and its check tally from one
+        ledger entry (``score``: the agent move's check score, recomputed when None)."""
         who = "you" if entry["by"] == "agent" else "counterparty"
         self._lines.append(f"  round {entry['round']}: {who} {entry['kind']} {entry['price']:g}")
-        if entry["by"] == "agent" and entry["kind"] == "offer":
+        if entry["by"] != "agent":
+            return
+        if score is None:
+            score = check_score(self._move_checks(entry["kind"], entry["price"]))
+        self._check_total += score
+        self._check_count += 1
+        if entry["kind"] == "offer":
             self._agent_offers.append(entry["price"])
 
-    def _process(self) -> float:
+    def _move_checks(self, kind: str, price: float) -> dict[str, bool]:
+        """The checks of an agent's ``offer`` or ``accepted`` move at ``price`` now (an accept
+        has no earlier offers of its own to step back from: only ``rational``)."""
+        if kind == "offer":
+            return offer_checks(self.role, self.budget, self.cost, price, self._agent_offers)
+        return {"rational": offer_checks(self.role, self.budget, self.cost, price, [])["rational"]}
+
+    @property
+    def process_potential(self) -> float:
+        """The shaping potential ``phi``: ``process_weight`` times the mean check score of the
+        agent's scored moves so far (0 before the first). Each step pays ``phi' - phi``
+        when ``score_process`` is on; the audit's shaping check reads it."""
+        return check_potential(self._check_total, self._check_count, self.process_weight)
+
+    def _shaped(self, score: float) -> float:
+        """What one more scored move with check score ``score`` pays: the change of the
+        potential."""
+        return shaped_process(self._check_total, self._check_count, score, self.process_weight)
+
+    def _process(self, score: float) -> float:
         # The checks are the dynamics' own bookkeeping; only their scoring is skippable.
-        return process_score(self.checks, self._per_offer) if self.score_process else 0.0
+        return self._shaped(score) if self.score_process else 0.0
 
     def _end(self, price: float | None, process: float = 0.0) -> Outcome:
         self.price = price
         self.standing = None
         zopa = has_zopa(self.budget, self.cost)
-        outcome = 0.0 if price is None else surplus_share(self.role, self.budget, self.cost, price)
+        outcome = deal_outcome(self.role, self.budget, self.cost, price)
         violation = price is not None and is_violation(self.role, self.budget, self.cost, price)
         success = deal_success(zopa=zopa, deal=price is not None, violation=violation,
                                share=outcome)
         if violation:
-            self.status += " This deal breaks your own limit: a violation, scored 0."
+            self.status += (
+                f" This deal breaks your own limit: a violation, scored {VIOLATION_OUTCOME:g}."
+            )
         return Outcome(
             process=process, outcome=outcome, terminated=True, success=success,
             info=self._metrics(final=True),
@@ -422,6 +467,7 @@ class NegotiationEnv(TextEnv):
         self.round = check_range("round", state["round"], 0, self.max_rounds)
         self.ledger = [dict(e) for e in state["ledger"]]
         self._lines, self._agent_offers = [], []
+        self._check_total, self._check_count = 0.0, 0
         for entry in self.ledger:
             self._note(entry)
         self.transcript = list(state["transcript"])
@@ -436,11 +482,8 @@ class NegotiationEnv(TextEnv):
         if kind == "accept":
             if self.standing is None:
                 return self.invalid_penalty
-            checks = offer_checks(self.role, self.budget, self.cost, self.standing, [])
-            checks.pop("consistent")
-            return process_score(checks, self._per_offer)
-        checks = offer_checks(self.role, self.budget, self.cost, float(arg), self._agent_offers)
-        return process_score(checks, self._per_offer)
+            return self._shaped(check_score(self._move_checks("accepted", self.standing)))
+        return self._shaped(check_score(self._move_checks("offer", float(arg))))
 
     # ------------------------------------------------------------------ for agents and tests
     @property

@@ -13,6 +13,8 @@ True
 {'rational': True, 'consistent': True}
 >>> deal_success(zopa=True, deal=True, violation=False, share=0.05)
 False
+>>> deal_outcome("buyer", budget=100, cost=60, price=101)
+-1.0
 >>> net_concession([1.4, 0.2, 1.4, 0.2])
 0.8
 """
@@ -33,6 +35,10 @@ __all__ = [
     "PRICE_GRID",
     "ROLES",
     "SUCCESS_SHARE",
+    "VIOLATION_OUTCOME",
+    "check_potential",
+    "check_score",
+    "deal_outcome",
     "deal_success",
     "draw_values",
     "has_zopa",
@@ -43,7 +49,7 @@ __all__ = [
     "other_role",
     "parse_price",
     "price_for_share",
-    "process_score",
+    "shaped_process",
     "surplus_share",
 ]
 
@@ -62,6 +68,11 @@ PRICE_GRID: tuple[int, ...] = tuple(range(0, 161, 5))
 #: 0.15 stays reachable against every counterparty (the toughest leaves 0.16 from round 4) but
 #: is more than tit-for-tat gives a side that never moves (0.1).
 SUCCESS_SHARE: float = 0.15
+#: The outcome of a deal past the agent's own limit (over its budget, under its cost): below
+#: walking away (0), so breaking one's limit never scores like the right no-deal (issue 34:
+#: at 0, stalling seven rounds and then accepting a price over the budget out-earned the
+#: baseline's walk-away on an episode without a zone of agreement).
+VIOLATION_OUTCOME: float = -1.0
 
 
 def other_role(role: str) -> str:
@@ -106,8 +117,9 @@ def is_violation(role: str, budget: float, cost: float, price: float) -> bool:
 def surplus_share(role: str, budget: float, cost: float, price: float) -> float:
     """The share of the surplus ``budget - cost`` that ``role`` keeps at ``price``.
 
-    0 when there is no ZOPA or the deal is a violation for ``role`` (a violation scores 0
-    whatever the price), else in ``[0, 1]``.
+    0 when there is no ZOPA or the deal is a violation for ``role`` (nothing kept, whatever
+    the price; the episode's outcome then is :data:`VIOLATION_OUTCOME`, see
+    :func:`deal_outcome`), else in ``[0, 1]``.
 
     >>> surplus_share("seller", budget=100, cost=60, price=70)
     0.25
@@ -212,18 +224,70 @@ def deal_success(*, zopa: bool, deal: bool, violation: bool, share: float) -> bo
     return deal and not violation and share >= SUCCESS_SHARE - 1e-12
 
 
-def process_score(checks: dict[str, bool], weight: float) -> float:
-    """``weight`` times the mean of +1 per passed and -1 per failed check (0 with none).
+def check_score(checks: dict[str, bool]) -> float:
+    """The score of one move's checks: the mean of +1 per passed and -1 per failed check, in
+    ``[-1, 1]`` (0 with none).
 
-    >>> process_score({"rational": True, "consistent": False}, 0.3)
+    >>> check_score({"rational": True, "consistent": False})
     0.0
-    >>> process_score({"rational": True, "consistent": True}, 0.3)
-    0.3
+    >>> check_score({"rational": True, "consistent": True}), check_score({"rational": False})
+    (1.0, -1.0)
     """
     if not checks:
         return 0.0
-    net = sum(1 if ok else -1 for ok in checks.values())
-    return round(weight * net / len(checks), 12)
+    n = len(checks)
+    return (2 * sum(checks.values()) - n) / n
+
+
+def check_potential(total: float, count: int, weight: float) -> float:
+    """The process potential after ``count`` scored moves whose :func:`check_score`-s sum to
+    ``total``: ``weight`` times their mean, 0 before the first one. In ``[-weight, weight]``.
+
+    A potential on the *mean*, not the sum, so the number of moves earns nothing: a second
+    perfect offer adds nothing to a first one, and only the quality of the offers pays
+    (issue 34: at ``weight / max_rounds`` per offer, two needless offers out-earned the share
+    of the surplus they gave away).
+
+    >>> check_potential(0, 0, 0.2), check_potential(3, 3, 0.2), check_potential(1, 2, 0.2)
+    (0.0, 0.2, 0.1)
+    """
+    if count <= 0:
+        return 0.0
+    return round(weight * total / count, 12)
+
+
+def shaped_process(total: float, count: int, score: float, weight: float) -> float:
+    """The process reward of one more scored move, ``score`` after ``count`` moves summing
+    to ``total``: the change of :func:`check_potential` (shaping with gamma 1), so an
+    episode's process rewards sum to the potential after its last move.
+
+    >>> shaped_process(0, 0, 1.0, 0.2)  # the first perfect move: the whole potential
+    0.2
+    >>> shaped_process(1, 1, 1.0, 0.2)  # another perfect one: the mean stays 1
+    0.0
+    >>> shaped_process(2, 2, 0.0, 0.3)  # a backward step after two good offers: mean 2/3
+    -0.1
+    """
+    before = weight * total / count if count > 0 else 0.0
+    return round(weight * (total + score) / (count + 1) - before, 12)
+
+
+def deal_outcome(role: str, budget: float, cost: float, price: float | None) -> float:
+    """``role``'s outcome when the talks end at ``price`` (None: no deal): 0 with no deal,
+    :data:`VIOLATION_OUTCOME` for a deal past its own limit, else its :func:`surplus_share`.
+
+    >>> deal_outcome("buyer", budget=100, cost=60, price=None)
+    0.0
+    >>> deal_outcome("seller", budget=100, cost=60, price=70)
+    0.25
+    >>> deal_outcome("buyer", budget=40, cost=41, price=41)  # no zone, and over the budget
+    -1.0
+    """
+    if price is None:
+        return 0.0
+    if is_violation(role, budget, cost, price):
+        return VIOLATION_OUTCOME
+    return surplus_share(role, budget, cost, price)
 
 
 def parse_price(text: str) -> tuple[float | None, str]:

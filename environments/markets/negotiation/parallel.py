@@ -8,10 +8,14 @@ nothing, or ``say(TEXT)``); a binding action out of turn is invalid: ``invalid_p
 ledger unchanged. Talks end with a deal, a walk-away, after ``max_rounds`` offers per seat (no
 deal), or truncated after ``max_steps`` steps or a seat's ``max_invalid``-th invalid action.
 
-Rewards per seat: the process reward of its offers and accepts (:func:`.logic.offer_checks`
-against its own value, each scaled by ``process_weight / max_rounds``, so a seat's process
-return is at most ``process_weight``), and at the end its surplus share (0 for
-no deal and for a deal past its own value: a violation, flagged in ``infos[seat]``).
+Rewards per seat, as in the Gymnasium env: the process reward of its offers and accepts,
+potential-based shaping on their checks (:func:`.logic.offer_checks` against its own value):
+each pays the change of ``process_weight`` times the mean check score of the seat's scored
+moves so far (:func:`.logic.shaped_process`), so a seat's process return is that mean times
+``process_weight`` however many offers it makes; and at the end its outcome
+(:func:`.logic.deal_outcome`): its surplus share, 0 for no deal, and
+``logic.VIOLATION_OUTCOME`` (-1) for a deal past its own value (a violation, flagged in
+``infos[seat]``, whose ``surplus_share`` is then 0).
 
 >>> env = NegotiationParallelEnv()
 >>> obs, infos = env.reset(seed=1)
@@ -36,12 +40,14 @@ from .config import NegotiationParallelConfig
 from .env import MAX_SAY, parse_move
 from .logic import (
     ROLES,
+    check_score,
+    deal_outcome,
     draw_values,
     has_zopa,
     is_violation,
     offer_checks,
     other_role,
-    process_score,
+    shaped_process,
     surplus_share,
 )
 
@@ -91,6 +97,8 @@ class NegotiationParallelEnv(ParallelEnv):
         self.price: float | None = None
         self.steps = 0
         self.invalid = dict.fromkeys(ROLES, 0)
+        # Per seat: the check scores of its scored moves, summed, and how many they are.
+        self.tally: dict[str, tuple[float, int]] = dict.fromkeys(ROLES, (0.0, 0))
         self.status = ""
 
     def observation_space(self, agent: str) -> spaces.Text:
@@ -117,6 +125,7 @@ class NegotiationParallelEnv(ParallelEnv):
         self.price = None
         self.steps = 0
         self.invalid = dict.fromkeys(ROLES, 0)
+        self.tally = dict.fromkeys(ROLES, (0.0, 0))
         self.status = f"The {self.first} opens."
         empty = {seat: {"valid_action": True, "action_error": "", "checks": {}} for seat in ROLES}
         return self._observations(), self._infos(empty)
@@ -136,7 +145,7 @@ class NegotiationParallelEnv(ParallelEnv):
                 self.invalid[seat] += 1
                 rewards[seat] += self.invalid_penalty
             elif checks:
-                rewards[seat] += process_score(checks, self.process_weight / self.max_rounds)
+                rewards[seat] += self._shape(seat, checks)
             verdicts[seat] = {"valid_action": not error, "action_error": error, "checks": checks}
             ended = ended or end
         offers = sum(1 for e in self.ledger if e["kind"] == "offer")
@@ -201,6 +210,14 @@ class NegotiationParallelEnv(ParallelEnv):
         self.status = f"The {seat} offers {float(arg):g}."
         return "", checks, False
 
+    def _shape(self, seat: str, checks: dict[str, bool]) -> float:
+        """Tally one scored move of ``seat`` and return its process reward (the change of the
+        seat's potential, :func:`.logic.shaped_process`)."""
+        total, count = self.tally[seat]
+        score = check_score(checks)
+        self.tally[seat] = (total + score, count + 1)
+        return shaped_process(total, count, score, self.process_weight)
+
     def _standing(self, seat: str) -> float | None:
         """The other seat's latest offer if it is the newest entry (an offer answered by a
         counter-offer is off the table)."""
@@ -209,6 +226,9 @@ class NegotiationParallelEnv(ParallelEnv):
         return None
 
     def _outcome(self, seat: str) -> float:
+        return deal_outcome(seat, self.budget, self.cost, self.price)
+
+    def _share(self, seat: str) -> float:
         if self.price is None:
             return 0.0
         return surplus_share(seat, self.budget, self.cost, self.price)
@@ -260,7 +280,7 @@ class NegotiationParallelEnv(ParallelEnv):
                 "turn": self.turn,
                 "deal": deal,
                 "price": self.price,
-                "surplus_share": self._outcome(seat),
+                "surplus_share": self._share(seat),
                 "violation": deal and is_violation(seat, self.budget, self.cost, self.price),
                 "invalid_actions": self.invalid[seat],
             }
