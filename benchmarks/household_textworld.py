@@ -50,6 +50,43 @@ def _peer(path: str) -> None:
     print(json.dumps({"reset_ms": 1e3 * reset_s / len(cases), "steps_per_s": steps / step_s}))
 
 
+def _serve(path: str) -> None:
+    """``--serve CASES.json``: answer one JSON line per request on stdin, for
+    ``test_bench_household.py`` (``{"cmd": "steps"}`` plays every case's plan in a new env,
+    ``{"cmd": "reset"}`` makes, loads and resets one env on the first case), with the time this
+    process took (``inner_s``)."""
+    import alfworld
+    from textworld.core import EnvInfos
+    from textworld.envs.pddl import PddlEnv
+
+    data = os.path.join(os.path.dirname(alfworld.__file__), "data")
+    with open(os.path.join(data, "alfred.pddl")) as f:
+        domain = f.read()
+    with open(os.path.join(data, "alfred.twl2")) as f:
+        grammar = f.read()
+    with open(path) as f:
+        games = [({"pddl_domain": domain, "grammar": grammar, "pddl_problem": case["problem"]},
+                  case["plan"]) for case in json.load(f)]
+    print(json.dumps({"ready": True, "textworld": _version("textworld"),
+                      "alfworld": _version("alfworld")}), flush=True)
+    for line in sys.stdin:
+        cmd = json.loads(line)["cmd"]
+        start = time.perf_counter()
+        for game, plan in games if cmd == "steps" else games[:1]:
+            env = PddlEnv(EnvInfos(admissible_commands=True))
+            env.load(game)
+            env.reset()
+            for command in plan if cmd == "steps" else []:
+                env.step(command)
+        print(json.dumps({"inner_s": time.perf_counter() - start}), flush=True)
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
+
+
 def _ours(peer_python: str | None, repeats: int) -> None:
     import gymnasium as gym
     import numpy as np
@@ -101,11 +138,14 @@ def _ours(peer_python: str | None, repeats: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peer", help=argparse.SUPPRESS)
+    parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--peer-python", help="a Python with alfworld and textworld")
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
     if args.peer:
         _peer(args.peer)
+    elif args.serve:
+        _serve(args.serve)
     else:
         _ours(args.peer_python or os.environ.get("AGENTGYM_ALFWORLD_PYTHON"), args.repeats)
 

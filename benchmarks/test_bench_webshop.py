@@ -497,6 +497,14 @@ class PeerShop:
         self.engine = self._engine(goal_index)
         self.session.bump()
 
+    def accept_one(self) -> None:
+        """Let the peer's next request act, once. The shop takes at most one action per step
+        of an env and none outside one (agentgym's browser env opens each of its steps
+        itself); here BrowserGym drives the page, so each of its actions is let in this way,
+        outside the timed call."""
+        self.session.end_step()
+        self.session.begin_step()
+
     def open_args(self, seed: int = 0) -> dict[str, Any]:
         return {
             "origin": self.origin,
@@ -534,6 +542,7 @@ class BrowserGymSide:
         self.shops[name] = shop
         self.opened[name] = self.peer.call("open", name=name, config=config, **shop.open_args())
         if search:
+            shop.accept_one()
             answer = self.peer.call("search", name=name, query=shop.engine.goal.search_query)
             assert answer["action_errors"] == ["", ""], answer
             assert shop.engine.state.page == "results" and shop.session.actions == 1
@@ -629,6 +638,7 @@ def test_webshop_browser_step_browsergym(benchmark: Any, browsergym: Any, config
             "prepare", name=name, label=_paging_click(shop.engine), expect=_page_info(shop.engine)
         )
         assert answer["ok"], f"BrowserGym's observation does not show {_page_info(shop.engine)}"
+        shop.accept_one()
         cpu.start()
         return (), {}
 
@@ -733,6 +743,7 @@ def test_webshop_browser_env_browsergym(benchmark: Any, browsergym: Any) -> None
     try:
         benchmark.pedantic(create, setup=setup, rounds=n, warmup_rounds=0)
         for name in names[1:]:
+            side.shops[name].accept_one()
             answer = side.peer.call(
                 "search", name=name, query=side.shops[name].engine.goal.search_query
             )

@@ -9,6 +9,7 @@ Installed as ``agentgym.leaderboard``; the command is ``agentgym leaderboard sub
 * :mod:`.submit`: results files -> bundle;
 * :mod:`.replay`: the per-family replay policy and the step-by-step comparisons;
 * :mod:`.validate`: every check of a bundle, in order;
+* :mod:`.verdicts`: the replay verdicts this machine reached, which ``build`` reuses;
 * :mod:`.site` (+ ``site_assets/``): the static site;
 * :mod:`.errors`: :class:`~.errors.Rejected`, the one-line verdict.
 

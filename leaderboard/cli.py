@@ -1,10 +1,14 @@
 """``agentgym leaderboard submit | validate | build``: the command-line side of the leaderboard.
 
     agentgym leaderboard submit r1.json r2.json --out bundle.tar.gz --agent-description "..."
-    agentgym leaderboard validate bundle.tar.gz
+    agentgym leaderboard validate bundle.tar.gz [more.tar.gz ...]
     agentgym leaderboard build a.tar.gz b.tar.gz --out site/
 
-Exit status: 0 done (validate: accepted; build: every bundle accepted); 1 validate rejected the
+``validate`` replays every trace and records each accepted bundle's numbers on this machine;
+``build`` reuses such a record for the same bundle and the same code instead of replaying it
+again (:mod:`.verdicts`; ``--replay`` replays anyway).
+
+Exit status: 0 done (validate, build: every bundle accepted); 1 validate rejected a
 bundle, or build left at least one bundle out (the reason is printed, one line per bundle);
 2 a usage error -- a bad option, a path that cannot be read or written, a dirty tree at submit
 -- printed as one line by :func:`agentgym.cli.main`.
@@ -19,6 +23,9 @@ bundle, or build left at least one bundle out (the reason is printed, one line p
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -62,21 +69,31 @@ def add_leaderboard_parser(subparsers: Any) -> argparse.ArgumentParser:
                     help="bundle from a checkout with uncommitted changes (marked dirty; the "
                     "validator rejects such bundles)")
     limit_help = f"refuse bundles over this many bytes (default: {Limits().max_bundle_bytes})"
+    jobs_help = ("validate N bundles at a time, in N processes (default 1; replays that wait "
+                 "on Docker overlap)")
     va = sub.add_parser(
-        "validate", help="check a bundle and replay every trace against the envs",
+        "validate", help="check bundles and replay every trace against the envs",
         description="Refuse unsafe or oversized archives, check every field, replay every "
-        "episode and recompute the summaries. Exit status 0 accepted, 1 rejected.")
-    va.add_argument("bundle", metavar="BUNDLE", help="a .tar.gz made by `leaderboard submit`")
+        "episode and recompute the summaries. Exit status 0 every bundle accepted, 1 one or "
+        "more rejected (one line each).")
+    va.add_argument("bundles", nargs="+", metavar="BUNDLE",
+                    help="bundles (.tar.gz made by `leaderboard submit`), each judged on its own")
     va.add_argument("--max-bytes", type=int, default=Limits().max_bundle_bytes, help=limit_help)
     va.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    va.add_argument("--jobs", type=int, default=1, metavar="N", help=jobs_help)
     bd = sub.add_parser(
         "build", help="validate bundles and write the static leaderboard site",
-        description="Validate each bundle; write DIR/index.html (tables, charts) and the "
-        "accepted runs' traces. Rejected bundles are reported and left out (exit status 1).")
+        description="Validate each bundle; write DIR/index.html (tables, charts), the trace "
+        "viewer and the accepted runs' traces. Rejected bundles are reported and left out "
+        "(exit status 1). A bundle this machine already accepted by replay with the same code "
+        "(`leaderboard validate`, an earlier build) is checked again but not replayed again.")
     bd.add_argument("bundles", nargs="+", metavar="BUNDLE", help="bundles to include")
     bd.add_argument("--out", required=True, metavar="DIR", help="folder to write the site to")
     bd.add_argument("--max-bytes", type=int, default=Limits().max_bundle_bytes, help=limit_help)
     bd.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    bd.add_argument("--jobs", type=int, default=1, metavar="N", help=jobs_help)
+    bd.add_argument("--replay", action="store_true",
+                    help="replay every bundle, even one this machine has a verdict for")
     return lb
 
 
@@ -85,10 +102,52 @@ def _rejected(console: Console, command: str, reason: str) -> None:
     Console(stderr=True, highlight=False).print(line, soft_wrap=True)
 
 
+def _validate_one(bundle: str, limits: Limits, reuse: bool) -> Any:
+    """One bundle's verdict in a worker process: the report, or the :class:`Rejected`."""
+    from .validate import validate_bundle
+    from .verdicts import VerdictCache
+
+    try:
+        return validate_bundle(bundle, limits=limits, verdicts=VerdictCache(), reuse=reuse)
+    except Rejected as exc:
+        return exc
+
+
+def _verdicts(args: argparse.Namespace, console: Console, limits: Limits,
+              reuse: bool) -> Iterator[tuple[str, Any]]:
+    """``(bundle, report or Rejected)`` for each bundle, in the order given.
+
+    With ``--jobs N`` (N > 1) the bundles are validated in N worker processes (each imports
+    agentgym once; replays that wait on Docker overlap), the largest first; one at a time
+    otherwise, with a progress bar.
+    """
+    from .validate import validate_bundle
+    from .verdicts import VerdictCache
+
+    bundles = list(args.bundles)
+    jobs = min(args.jobs, len(bundles))
+    if jobs <= 1:
+        for bundle in bundles:
+            try:
+                yield bundle, validate_bundle(bundle, limits=limits, progress=not args.quiet,
+                                              console=console, verdicts=VerdictCache(),
+                                              reuse=reuse)
+            except Rejected as exc:
+                yield bundle, exc
+        return
+    for bundle in bundles:
+        if not Path(bundle).is_file():  # a usage error, before any worker starts
+            raise FileNotFoundError(f"{bundle}: no such bundle file")
+    # Spawned, not forked: the envs may have started threads (a forked copy can hang).
+    with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
+        by_size = sorted(bundles, key=lambda b: -Path(b).stat().st_size)
+        futures = {b: pool.submit(_validate_one, b, limits, reuse) for b in by_size}
+        for bundle in bundles:
+            yield bundle, futures[bundle].result()
+
+
 def cmd_leaderboard(args: argparse.Namespace, console: Console) -> int:
     """Run ``agentgym leaderboard ...``; see the module docstring for the exit status."""
-    from .validate import validate_bundle
-
     if args.leaderboard_command == "submit":
         from .submit import submit
 
@@ -101,35 +160,36 @@ def cmd_leaderboard(args: argparse.Namespace, console: Console) -> int:
                            f", agentgym {manifest['agentgym_version']} ({commit}"
                            f"{', DIRTY' if git['dirty'] else ''})"), soft_wrap=True)
         return 0
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
     limits = _limits(args)
     if args.leaderboard_command == "validate":
-        try:
-            report = validate_bundle(args.bundle, limits=limits, progress=not args.quiet,
-                                     console=console)
-        except Rejected as exc:
-            _rejected(console, "validate", str(exc))
-            return 1
-        console.print(Text(f"{args.bundle}: {report.line()}", style="bold green"), soft_wrap=True)
-        for run in report.runs:
-            s = run.summary
-            console.print(Text(f"  {run.name}: {run.agent['name']} on {run.env_id} "
-                               f"({run.split or 'custom seeds'}): {s['episodes']} episodes, "
-                               f"success {s['success_rate']:.1%}, score {s['score']:.1f}"),
+        status = 0
+        for bundle, report in _verdicts(args, console, limits, reuse=False):
+            if isinstance(report, Rejected):
+                where = f"{bundle}: " if len(args.bundles) > 1 else ""
+                _rejected(console, "validate", f"{where}{report}")
+                status = 1
+                continue
+            console.print(Text(f"{bundle}: {report.line()}", style="bold green"),
                           soft_wrap=True)
-        return 0
+            for run in report.runs:
+                s = run.summary
+                console.print(Text(f"  {run.name}: {run.agent['name']} on {run.env_id} "
+                                   f"({run.split or 'custom seeds'}): {s['episodes']} episodes, "
+                                   f"success {s['success_rate']:.1%}, score {s['score']:.1f}"),
+                              soft_wrap=True)
+        return status
     from .site import build_site
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file; give a folder for the site")
     reports, rejected = [], []
-    for bundle in args.bundles:
-        try:
-            report = validate_bundle(bundle, limits=limits, progress=not args.quiet,
-                                     console=console)
-        except Rejected as exc:
-            _rejected(console, "build", f"{bundle}: {exc}")
-            rejected.append((Path(bundle).name, str(exc)))
+    for bundle, report in _verdicts(args, console, limits, reuse=not args.replay):
+        if isinstance(report, Rejected):
+            _rejected(console, "build", f"{bundle}: {report}")
+            rejected.append((Path(bundle).name, str(report)))
             continue
         console.print(Text(f"{bundle}: {report.line()}"), soft_wrap=True)
         reports.append(report)

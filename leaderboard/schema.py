@@ -131,6 +131,43 @@ def _numbers(obj: dict[str, Any], where: str, path: str) -> None:
             raise Rejected(f"{where}: {path}.{key}: expected a number, got {type_name(value)}")
 
 
+_TYPES = {_int: (int,), _num: (int, float), _str: (str,), _bool: (bool,), _dict: (dict,),
+          _list: (list,)}
+
+
+def _table(spec: Mapping[str, Check]) -> tuple[tuple[str, tuple[type, ...], bool], ...]:
+    # (name, the exact types allowed, null allowed): json.loads makes exact types only, so
+    # ``type(v) in types`` is the check above (bool is no int here: its type is bool); a
+    # subclass (not from JSON) falls back to the slow path, which accepts it.
+    out = []
+    for name, check in spec.items():
+        base = {f.__name__ + "_or_null": f for f in _TYPES}.get(check.__name__, check)
+        out.append((name, _TYPES[base], base is not check))
+    return tuple(out)
+
+
+_STEP_TABLE, _OPTIONAL_STEP_TABLE = _table(STEP), _table(OPTIONAL_STEP)
+_MISSING = object()
+
+
+def _step_ok(step: Any) -> bool:
+    """The fast path of ``_fields(step, STEP, OPTIONAL_STEP, ...)`` and the reward components'
+    check: True when both pass (a trace has most of a file's values; :func:`_fields` then
+    names the field only where this says no)."""
+    if type(step) is not dict:
+        return False
+    get = step.get
+    for name, types, nullable in _STEP_TABLE:
+        value = get(name, _MISSING)
+        if type(value) not in types and not (nullable and value is None):
+            return False
+    for name, types, _ in _OPTIONAL_STEP_TABLE:
+        value = get(name, _MISSING)
+        if value is not _MISSING and type(value) not in types:
+            return False
+    return all(type(v) in (int, float) for v in step["reward_components"].values())
+
+
 def check_results(data: Any, where: str) -> None:
     """Raise :class:`Rejected` unless ``data`` has every field of the schema, each of its type.
 
@@ -153,6 +190,8 @@ def check_results(data: Any, where: str) -> None:
         epath = f"episodes[{e}]"
         _fields(episode, EPISODE, OPTIONAL_EPISODE, where, epath)
         for s, step in enumerate(episode["trace"]):
+            if _step_ok(step):
+                continue
             spath = f"{epath}.trace[{s}]"
             _fields(step, STEP, OPTIONAL_STEP, where, spath)
             _numbers(step["reward_components"], where, f"{spath}.reward_components")

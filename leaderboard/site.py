@@ -2,14 +2,18 @@
 
 ``DIR/index.html`` has one sortable table per env family (agent, env, split, episodes, success,
 score, pass^k, mean steps, tokens) and per env a chart of score against mean steps (and
-against mean tokens where a run used any), drawn here as inline SVG; ``DIR/traces/RUN/`` holds
-one page per run listing its episodes and each episode's trace as JSON. Everything is local
-(``style.css``, ``sort.js`` copied from ``site_assets/``): the site works offline, from
-``file://``. Every number comes from the validator's recomputed summary; each cell also
-carries the full-precision value as ``data-value`` (what sorting uses).
+against mean tokens where a run used any), drawn here as inline SVG. Each row links to
+``trace.html#RUN``, one static page that renders a run on demand: it loads
+``DIR/traces/RUN.js`` (the run's episodes, with the validator's numbers and the submitted step
+traces, as one compact JSON literal) and draws the episode table and, for the episode clicked,
+its steps. One small file per run and no page per episode keep the build to seconds and the
+site small. Everything is local (``style.css``, ``sort.js``, ``trace.html``, ``trace.js``
+copied from ``site_assets/``): the site works offline, from ``file://`` (a ``<script>`` tag,
+unlike ``fetch``, may load a local file). Every number comes from the validator's recomputed
+summary; each cell also carries the full-precision value as ``data-value`` (what sorting uses).
 
-The page is filled with :class:`string.Template` (stdlib) and :func:`html.escape`: the site
-has two pages, not enough to add a template engine dependency for.
+The index is filled with :class:`string.Template` (stdlib) and :func:`html.escape`; the trace
+viewer builds its DOM with ``textContent`` only, so nothing a bundle says is parsed as HTML.
 
 >>> svg = scatter_svg([("oracle", 3.0, 100.0), ("random", 7.5, 12.5)], "mean steps", "score")
 >>> svg.count('class="point"')
@@ -34,6 +38,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from agentgym.audit import recorded_audit
 from agentgym.envinfo import entry_for
 
 from .validate import RunReport, ValidationReport
@@ -41,6 +46,8 @@ from .validate import RunReport, ValidationReport
 __all__ = ["COLUMNS", "Row", "build_site", "nice_top", "rows_of", "scatter_svg"]
 
 _ASSETS = files("agentgym.leaderboard") / "site_assets"
+#: Files copied into the site as they are.
+_COPIED = ("style.css", "sort.js", "trace.html", "trace.js")
 #: The table's columns: (header, how a cell shows its value; None: text as is).
 COLUMNS: tuple[tuple[str, str | None], ...] = (
     ("agent", None), ("env", None), ("split", None), ("episodes", "{:d}"),
@@ -86,7 +93,7 @@ def rows_of(reports: Sequence[ValidationReport]) -> list[tuple[RunReport, Row, s
                 "success": float(s["success_rate"]), "score": float(s["score"]),
                 "k": run.trials, "pass^k": float(s[f"pass^{run.trials}"]),
                 "mean steps": float(s["mean_steps"]), "tokens": float(s["mean_tokens"]),
-                "traces": f"traces/{run_id}/index.html",
+                "traces": f"trace.html#{run_id}",
             })
             out.append((run, row, run_id))
     return out
@@ -116,6 +123,27 @@ def _table(rows: Sequence[Row], family: str) -> str:
                      for row in rows)
     return (f'<table class="sortable" id="table-{_slug(family)}">\n<thead><tr>{head}</tr></thead>'
             f"\n<tbody>\n{body}\n</tbody>\n</table>")
+
+
+def audit_line(env_ids: Sequence[str], audits: dict[str, dict[str, Any]]) -> str:
+    """One paragraph: each env's recorded ``agentgym audit`` status, the agentgym version and
+    the budget it ran at, so a reader sees whether the rewards ranked here held up.
+
+    >>> print(audit_line(["agentgym/Sokoban-v0"], {"agentgym/Sokoban-v0": {
+    ...     "status": "pass", "agentgym_version": "0.1", "episodes": 3, "budget_s": 2.0}}))
+    <p class="audit">Reward audit: Sokoban-v0 <b>pass</b> (agentgym 0.1, 3 seeds, 2 s of search)</p>
+    """
+    parts = []
+    for env_id in env_ids:
+        name = html.escape(env_id.split("/")[-1])
+        audit = audits.get(env_id)
+        if audit is None:
+            parts.append(f"{name} <b>not audited</b>")
+            continue
+        parts.append(f"{name} <b>{html.escape(audit['status'])}</b> (agentgym "
+                     f"{html.escape(str(audit['agentgym_version']))}, {audit['episodes']} seeds, "
+                     f"{audit['budget_s']:g} s of search)")
+    return f'<p class="audit">Reward audit: {"; ".join(parts)}</p>'
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -252,31 +280,27 @@ def _page(template: str, root: str, **values: str) -> str:
     return Template(text).substitute(root=root, **values)
 
 
-def _trace_page(run: RunReport, row: Row, run_id: str, out: Path) -> None:
-    folder = out / "traces" / run_id
-    folder.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for i, (claimed, mine) in enumerate(zip(run.results["episodes"], run.episodes, strict=True)):
-        name = f"episode-{i:04d}.json"
-        (folder / name).write_text(json.dumps(claimed, indent=1) + "\n", encoding="utf-8")
-        lines.append(
-            f'<tr><td class="num" data-value="{i}">{i}</td><td class="num">{mine["task"]}</td>'
-            f'<td class="num">{mine["trial"]}</td><td class="num">{mine["seed"]}</td>'
-            f'<td data-value="{int(mine["success"])}">{"yes" if mine["success"] else "no"}</td>'
-            f'<td class="num" data-value="{mine["episode_return"]!r}">'
-            f'{mine["episode_return"]:.3f}</td><td class="num">{mine["steps"]}</td>'
-            f'<td class="num">{mine["prompt_tokens"] + mine["completion_tokens"]}</td>'
-            f'<td><a href="{name}">{name}</a></td></tr>')
-    head = "".join(f"<th>{h}</th>" for h in ("episode", "task", "trial", "seed", "success",
-                                               "return", "steps", "tokens", "trace"))
-    body = (f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(lines) + "\n</tbody></table>")
-    meta = (f"{html.escape(run.env_id)} &middot; kwargs {html.escape(json.dumps(run.env_kwargs))}"
-            f" &middot; {row['episodes']} episodes ({run.trials} trial"
-            f"{'s' * (run.trials != 1)} per task), replayed and accepted")
-    page = _page("trace.html", "../../", title=html.escape(f"{row['agent']} on {row['env']}"),
-                 meta=meta, body=body)
-    (folder / "index.html").write_text(page, encoding="utf-8")
+def _run_data(run: RunReport, row: Row, run_id: str) -> dict[str, Any]:
+    """What the trace viewer shows of a run: its header, the validator's per-episode numbers
+    (``records``) and the submitted episodes with their step traces (``episodes``)."""
+    meta = (f"{run.env_id} \u00b7 kwargs {json.dumps(run.env_kwargs)} \u00b7 "
+            f"{row['episodes']} episodes ({run.trials} trial{'s' * (run.trials != 1)} per "
+            "task), replayed and accepted")
+    records = [{"task": mine["task"], "trial": mine["trial"], "seed": mine["seed"],
+                "success": bool(mine["success"]), "episode_return": mine["episode_return"],
+                "steps": mine["steps"],
+                "tokens": mine["prompt_tokens"] + mine["completion_tokens"]}
+               for mine in run.episodes]
+    return {"id": run_id, "title": f"{row['agent']} on {row['env']}", "meta": meta,
+            "records": records, "episodes": run.results["episodes"]}
+
+
+def _trace_data(run: RunReport, row: Row, run_id: str, folder: Path) -> None:
+    # One script per run, loaded by trace.html only when that run is opened: a <script> tag
+    # works from file:// where fetch() of a JSON file does not. ASCII-only JSON (\u escapes)
+    # is a valid JavaScript expression (U+2028/U+2029 included; NaN and Infinity are JS too).
+    text = json.dumps(_run_data(run, row, run_id), separators=(",", ":"))
+    (folder / f"{run_id}.js").write_text(f"agentgymRun({text});\n", encoding="ascii")
 
 
 def build_site(reports: Sequence[ValidationReport], out: str | Path, *,
@@ -287,18 +311,28 @@ def build_site(reports: Sequence[ValidationReport], out: str | Path, *,
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    for asset in ("style.css", "sort.js"):
+    for asset in _COPIED:
         with (_ASSETS / asset).open("rb") as src, open(out / asset, "wb") as dst:
             shutil.copyfileobj(src, dst)
+    traces = out / "traces"
+    if traces.is_dir():  # the build's own folder: no run of an earlier build lingers
+        shutil.rmtree(traces)
+    traces.mkdir()
     runs = rows_of(reports)
     families: dict[str, list[Row]] = {}
+    family_ids: dict[str, list[str]] = {}
     for run, row, run_id in runs:
         families.setdefault(run.family, []).append(row)
-        _trace_page(run, row, run_id, out)
+        ids = family_ids.setdefault(run.family, [])
+        if run.env_id not in ids:
+            ids.append(run.env_id)
+        _trace_data(run, row, run_id, traces)
     sections = []
+    audits = recorded_audit()
     for family in sorted(families):
         rows = families[family]
         sections.append(f'<section id="family-{_slug(family)}"><h2>{html.escape(family)}</h2>\n'
+                        f"{audit_line(family_ids[family], audits)}\n"
                         f"{_table(rows, family)}\n<h3>Score against cost</h3>\n{_charts(rows)}"
                         "</section>")
     if not sections:

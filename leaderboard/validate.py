@@ -64,6 +64,7 @@ from .errors import Rejected
 from .manifest import check_consistent, listed_files
 from .replay import TOTAL_TOLERANCE, policy_for, replay_episode
 from .schema import check_results, prompt_kind, type_name
+from .verdicts import VerdictCache
 
 __all__ = [
     "AGENT_SEED_STRIDE",
@@ -104,6 +105,10 @@ class ValidationReport:
     manifest: dict[str, Any]
     runs: list[RunReport] = field(default_factory=list)
     seconds: float = 0.0
+    #: Set where the replay was skipped for a verdict this machine reached before
+    #: (:mod:`.verdicts`): when that replay ran (ISO time) and how long it took.
+    reused_from: str | None = None
+    replay_seconds: float = 0.0
 
     @property
     def episodes(self) -> int:
@@ -115,9 +120,14 @@ class ValidationReport:
 
     def line(self) -> str:
         """``accepted: 2 files, 20 episodes, 143 steps replayed in 0.4 s (357 steps/s)``."""
+        files = f"accepted: {len(self.runs)} file{'s' * (len(self.runs) != 1)}"
+        if self.reused_from is not None:
+            return (f"{files}, {self.episodes} episodes, {self.steps} steps: checked in "
+                    f"{self.seconds:.2f} s; the replay verdict of "
+                    f"{self.reused_from[:16].replace('T', ' ')} UTC "
+                    f"({self.replay_seconds:.2f} s) reused (same bundle, same code)")
         rate = self.steps / self.seconds if self.seconds > 0 else float("inf")
-        return (f"accepted: {len(self.runs)} file{'s' * (len(self.runs) != 1)}, "
-                f"{self.episodes} episodes, {self.steps} steps replayed in "
+        return (f"{files}, {self.episodes} episodes, {self.steps} steps replayed in "
                 f"{self.seconds:.2f} s ({rate:,.0f} steps/s)")
 
 
@@ -302,9 +312,23 @@ def _load(path: Path, name: str) -> Any:
         raise Rejected(f"{name}: not valid JSON ({exc})") from exc
 
 
+def _from_verdict(data: dict[str, Any], name: str, run: dict[str, Any]) -> RunReport:
+    entry = entry_for(data["env_id"])
+    assert entry is not None  # check_env_kwargs refused unknown ids
+    return RunReport(name=name, env_id=data["env_id"], family=entry.family,
+                     env_kwargs=data["env_kwargs"], split=data["split"], trials=data["trials"],
+                     agent=data["agent"], summary=run["summary"], episodes=run["episodes"],
+                     results=data, steps=run["steps"])
+
+
 def validate_bundle(path: str | Path, *, limits: Limits | None = None, progress: bool = False,
-                    console: Console | None = None) -> ValidationReport:
+                    console: Console | None = None, verdicts: VerdictCache | None = None,
+                    reuse: bool = False) -> ValidationReport:
     """Accept ``path`` (a :class:`ValidationReport`) or raise :class:`Rejected`.
+
+    ``verdicts``: where an accepted bundle's recomputed numbers are recorded; with ``reuse``,
+    a verdict recorded there for the same bundle and the same code (:mod:`.verdicts`) stands
+    in for the replay -- every other check still runs.
 
     Raises:
         Rejected: anything wrong with the bundle, as one line.
@@ -316,7 +340,8 @@ def validate_bundle(path: str | Path, *, limits: Limits | None = None, progress:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="agentgym-bundle-") as tmp:
         digests = unpack_bundle(path, tmp, expected=listed_files, limits=limits)
-        manifest = json.loads((Path(tmp) / MANIFEST).read_bytes())
+        manifest_bytes = (Path(tmp) / MANIFEST).read_bytes()
+        manifest = json.loads(manifest_bytes)
         loaded: list[tuple[str, dict[str, Any]]] = []
         for i, entry in enumerate(manifest["files"]):
             name = entry["path"]
@@ -333,13 +358,25 @@ def validate_bundle(path: str | Path, *, limits: Limits | None = None, progress:
             _check_against_manifest(manifest, i, data, name)
             loaded.append((name, data))
     check_consistent(loaded)
-    total = sum(len(ep["trace"]) for _, data in loaded for ep in data["episodes"])
     report = ValidationReport(bundle=path, manifest=manifest)
+    key = verdicts.key(manifest_bytes) if verdicts is not None else ""
+    verdict = (verdicts.get(key, [name for name, _ in loaded])
+               if verdicts is not None and reuse else None)
+    if verdict is not None:
+        report.runs = [_from_verdict(data, name, run)
+                       for (name, data), run in zip(loaded, verdict["runs"], strict=True)]
+        report.reused_from, report.replay_seconds = verdict["validated_at"], verdict["seconds"]
+        report.seconds = time.perf_counter() - start
+        return report
+    total = sum(len(ep["trace"]) for _, data in loaded for ep in data["episodes"])
     with progress_bar(progress, console) as bar:
         task = bar.add_task(f"replaying {path.name}", total=total)
         for name, data in loaded:
             report.runs.append(validate_results(
                 data, name, advance=lambda n: bar.advance(task, n)))
     report.seconds = time.perf_counter() - start
+    if verdicts is not None:
+        verdicts.put(key, [{"name": run.name, "summary": run.summary, "episodes": run.episodes,
+                            "steps": run.steps} for run in report.runs], report.seconds)
     return report
 

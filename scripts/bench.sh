@@ -14,10 +14,18 @@
 #   OPENENV_VENV=/tmp/oe scripts/bench.sh       # OpenEnv's venv elsewhere
 #   AGENTGYM_BENCH_OPENENV=0 scripts/bench.sh   # do not create the OpenEnv venv
 #   scripts/bench.sh -k terminal          # sandboxes vs docker run / docker-compose (Docker)
+#   scripts/bench.sh -k household         # Household vs TextWorld's PddlEnv (.venv-alfworld)
+#   AGENTGYM_BENCH_ALFWORLD=0 scripts/bench.sh  # do not create .venv-alfworld (its rows skip)
 #
-# The peers are installed with the project's "peers" extra into the venv (created if
-# missing); they coexist with gymnasium 1.x and numpy 2.x (gym-sokoban pulls in the old
-# `gym` 0.26 package next to gymnasium; nothing of ours imports it).
+# Everything a comparison needs is installed here, so that a fresh clone reproduces every
+# figure the docs quote: the peers with the project's "peers" extra into the venv (created if
+# missing; they coexist with gymnasium 1.x and numpy 2.x; gym-sokoban pulls in the old `gym`
+# 0.26 package next to gymnasium, nothing of ours imports it), with setuptools < 81, since
+# gym_sokoban imports pkg_resources, which setuptools 81 removed; the browser extra and
+# Debian's Chromium (scripts/install_browser.sh) for the browser-mode rows; and the peers
+# that cannot share the venv in venvs of their own: BrowserGym, OpenEnv, and TextWorld +
+# ALFWorld (scripts/setup_alfworld.sh). A part that cannot be installed is said so and its
+# rows skip; the run ends with the list of every skipped row and why.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -28,17 +36,26 @@ if [ ! -x "$PY" ]; then
     python3 -m venv "$VENV"
 fi
 if ! "$PY" -c "import agentgym, pytest_benchmark, textarena, reasoning_gym, gym_sokoban
-import starlette, uvicorn, orjson, websockets" >/dev/null 2>&1; then
-    "$VENV/bin/pip" install -e ".[dev,peers]"
+import starlette, uvicorn, orjson, websockets, playwright, PIL" >/dev/null 2>&1; then
+    "$VENV/bin/pip" install -e ".[dev,peers,browser]" "setuptools<81"
+fi
+notes=()  # what could not be installed: printed again at the end
+
+# The browser-mode rows (ours and BrowserGym's) drive Debian's Chromium.
+if ! PYTHON="$PY" bash scripts/install_browser.sh; then
+    notes+=("Chromium could not be installed (scripts/install_browser.sh): the browser rows skip")
 fi
 
 # The terminal benchmarks need a Docker daemon and the base image; docker-compose is the
 # compose-per-trial peer (start_docker.sh installs it). Without either, those rows skip with
 # the reason.
 if bash scripts/start_docker.sh; then
-    "$VENV/bin/agentgym" docker build-base
+    "$VENV/bin/agentgym" docker build-base \
+        || notes+=("the Terminal-v0 base image could not be built: the terminal rows skip")
     command -v docker-compose >/dev/null 2>&1 \
-        || echo "docker-compose could not be installed (see /tmp/agentgym-apt.log): its row skips" >&2
+        || notes+=("docker-compose could not be installed (see /tmp/agentgym-apt.log): its row skips")
+else
+    notes+=("no Docker daemon could be started: the terminal rows skip")
 fi
 
 # BrowserGym pins playwright==1.44, which cannot share the project venv (Playwright 1.65 with
@@ -60,7 +77,7 @@ if [ "${AGENTGYM_BENCH_BROWSERGYM:-1}" != 0 ] && ! bg_ready; then
     if ! { { [ -x "$BG_VENV/bin/python" ] || python3 -m venv "$BG_VENV"; } &&
            "$BG_VENV/bin/pip" install -q "browsergym-core==0.14.3" "gymnasium==1.4.0" &&
            "$BG_VENV/bin/pip" install -q "playwright==1.65.2" && bg_ready; }; then
-        echo "warning: could not set up $BG_VENV; the BrowserGym benchmarks will be skipped" >&2
+        notes+=("could not set up $BG_VENV: the BrowserGym rows skip")
     fi
 fi
 
@@ -82,12 +99,24 @@ if [ "${AGENTGYM_BENCH_OPENENV:-1}" != 0 ] && ! oe_ready; then
     if ! { { [ -x "$OE_VENV/bin/python" ] || python3 -m venv "$OE_VENV"; } &&
            "$OE_VENV/bin/pip" install -q "openenv-core==0.3.0" "uvloop==0.23.0" \
                "httptools==0.9.0" && oe_ready; }; then
-        echo "warning: could not set up $OE_VENV; the OpenEnv benchmarks will be skipped" >&2
+        notes+=("could not set up $OE_VENV: the OpenEnv rows skip")
+    fi
+fi
+
+# TextWorld's PddlEnv with ALFWorld's domain (the Household peer): alfworld pins numpy and
+# pulls spaCy, so it lives in .venv-alfworld; test_bench_household.py runs it as a subprocess.
+if [ "${AGENTGYM_BENCH_ALFWORLD:-1}" != 0 ]; then
+    if bash scripts/setup_alfworld.sh; then
+        export AGENTGYM_ALFWORLD_PYTHON="${AGENTGYM_ALFWORLD_PYTHON:-$PWD/.venv-alfworld/bin/python}"
+    else
+        notes+=("could not set up .venv-alfworld: the TextWorld rows skip")
     fi
 fi
 
 mkdir -p .benchmarks
 JSON=.benchmarks/latest.json
+JUNIT=.benchmarks/latest.junit.xml
+rm -f "$JSON" "$JUNIT"
 status=0
 "$VENV/bin/pytest" benchmarks/ \
     --benchmark-only \
@@ -96,10 +125,32 @@ status=0
     --benchmark-max-time="${BENCH_MAX_TIME:-1.0}" \
     --benchmark-min-rounds=5 \
     --benchmark-json="$JSON" \
+    --junitxml="$JUNIT" \
     -p no:cacheprovider -q -rs "$@" || status=$?
 
 if [ -f "$JSON" ]; then
     echo
     "$PY" benchmarks/report.py "$JSON"
+fi
+
+# Last: every row that did not run, and why (an intended skip, such as AGENTGYM_BENCH_SLOW's
+# rows, says so too).
+echo
+for note in "${notes[@]}"; do echo "setup: $note"; done
+if [ -f "$JUNIT" ]; then
+    "$PY" - "$JUNIT" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+
+skipped = []
+for case in ET.parse(sys.argv[1]).iter("testcase"):
+    for mark in case.findall("skipped"):
+        reason = (mark.get("message") or "").removeprefix("Skipped: ")
+        skipped.append((f"{case.get('classname', '').split('.')[-1]}::{case.get('name')}",
+                        " ".join(reason.split())))
+print(f"Skipped rows: {len(skipped)}" + (" (none: every comparison ran)" if not skipped else ""))
+for test, reason in skipped:
+    print(f"  {test}: {reason}")
+EOF
 fi
 exit "$status"

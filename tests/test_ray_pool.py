@@ -23,6 +23,9 @@ from agentgym.distributed import pool as pool_module  # noqa: E402
 from agentgym.vector import make_vec  # noqa: E402
 from agentgym.wrappers import wrap_chat  # noqa: E402
 
+# The tests that start Ray (about 15 s before the first one runs) are marked slow: CI runs
+# them, the fast lane keeps only the checks that need no cluster.
+
 # Half a CPU per actor: the shared pool (2 actors) and one own pool (2 actors) fit in 2 CPUs.
 ACTOR_CPUS = 0.5
 
@@ -69,6 +72,7 @@ GAMES = [
 ]
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 @pytest.mark.parametrize(("env_id", "kwargs", "seed"), GAMES, ids=[g[0] for g in GAMES])
 def test_same_results_as_local_vector_env(
     pool: EnvPool, env_id: str, kwargs: dict, seed: Any
@@ -98,6 +102,7 @@ def test_same_results_as_local_vector_env(
         local.close()
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 def test_autoreset_keeps_final_obs_and_info(pool: EnvPool) -> None:
     """An ending step carries final_obs / final_info, and the next obs is a new episode's."""
     remote = RayVectorEnv("agentgym/Sudoku-v0", 3, actors=pool, max_steps=1)
@@ -112,6 +117,7 @@ def test_autoreset_keeps_final_obs_and_info(pool: EnvPool) -> None:
         remote.close()
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 def test_call_get_set_and_score_actions(pool: EnvPool) -> None:
     env_id = "agentgym/TicTacToe-v0"
     local = make_vec(env_id, 4)
@@ -137,6 +143,7 @@ def test_call_get_set_and_score_actions(pool: EnvPool) -> None:
         local.close()
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 def test_wrappers_run_on_the_workers(pool: EnvPool) -> None:
     local = make_vec("agentgym/TicTacToe-v0", 2, wrappers=[wrap_chat])
     remote = RayVectorEnv("agentgym/TicTacToe-v0", 2, actors=pool, wrappers=[wrap_chat])
@@ -149,6 +156,7 @@ def test_wrappers_run_on_the_workers(pool: EnvPool) -> None:
         local.close()
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 def test_placement_spreads_envs_over_the_actors(pool: EnvPool) -> None:
     assert pool.sessions() == [0, 0]
     a = RayVectorEnv("agentgym/TicTacToe-v0", 5, actors=pool)
@@ -162,6 +170,7 @@ def test_placement_spreads_envs_over_the_actors(pool: EnvPool) -> None:
     assert pool.sessions() == [0, 0]
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 def test_close_of_an_own_pool_kills_its_actors(ray_instance: Any) -> None:
     envs = RayVectorEnv("agentgym/TicTacToe-v0", 4, actors=2, num_cpus_per_actor=ACTOR_CPUS)
     actors = envs.actors
@@ -181,6 +190,7 @@ def test_close_of_an_own_pool_kills_its_actors(ray_instance: Any) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 def test_shared_pool_survives_a_vector_env_close(pool: EnvPool) -> None:
     envs = RayVectorEnv("agentgym/TicTacToe-v0", 2, actors=pool)
     envs.close()
@@ -196,6 +206,7 @@ def one_line_error(exc_type: type, fn: Any, *args: Any, **kwargs: Any) -> str:
     return message
 
 
+@pytest.mark.slow  # a local Ray instance and its actor processes
 def test_bad_input_is_one_line(pool: EnvPool) -> None:
     make = RayVectorEnv
     assert "num_envs" in one_line_error(ValueError, make, "agentgym/TicTacToe-v0", 0, actors=pool)

@@ -18,8 +18,26 @@ padded into one batch, decoded with a KV cache, and sampled with a seeded
   the stop tokens stay in ``completion_ids`` and the text. The model's end-of-sequence
   token also ends a completion (and stays in it).
 * ``sync(model)``: call after each optimizer step. A sampler that shares the trainer's model
-  just takes the (new) model object; one with its own copy (another device or dtype, or
-  ``share_weights=False``) loads the new weights into it.
+  just takes the (new) model object; one with its own copy (another device or dtype,
+  ``share_weights=False`` or ``weights="fp16"``) loads the new weights into it.
+
+Speed on CPU. Decoding one token reads every weight once, so a small model on CPU is bound
+by memory traffic and per-operation overhead, not arithmetic. (SmolLM2-135M, one thread:
+float32 matrix-vector products were about 80% of a token's time, transformers' per-layer
+Python most of the rest.) Two things address that:
+
+* a plain float32 Llama (SmolLM2, the tiny test model) is decoded by :class:`_LlamaDecoder`:
+  the same calls on the same tensors as transformers' ``LlamaForCausalLM``, so the same
+  greedy tokens as ``model.generate``, with about half its per-token overhead and a
+  preallocated KV cache. Any other model, or one with forward hooks, runs through its own
+  ``forward``;
+* ``weights="fp16"`` samples from a copy whose ``Linear`` weights are stored in float16 and
+  multiplied in float32 (fbgemm's kernel): half the bytes per token, and a faster
+  matrix-vector kernel than float32's. Activations stay float32, so the log-probs differ
+  from the float32 model's only by the rounding of the weights (SmolLM2: at most about
+  1e-2, and the same greedy tokens in our checks); trainers, whose loss recomputes
+  log-probs with the float32 model, keep the default ``weights="model"``.
+  ``benchmarks/test_bench_sampler.py`` times both beside ``model.generate``.
 
 >>> from agentgym.llm.models import byte_tokenizer, tiny_random_model
 >>> tok = byte_tokenizer()
@@ -33,6 +51,7 @@ padded into one batch, decoded with a KV cache, and sampled with a seeded
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +61,17 @@ import torch
 
 from agentgym.actions import CLOSE_TAG
 
-__all__ = ["Sample", "Sampler", "TransformersSampler", "make_sampler", "stop_index"]
+__all__ = [
+    "WEIGHT_FORMATS",
+    "Fp16Linear",
+    "Sample",
+    "Sampler",
+    "TransformersSampler",
+    "fp16_linear_copy",
+    "fp16_weights_available",
+    "make_sampler",
+    "stop_index",
+]
 
 
 @dataclass(frozen=True)
@@ -165,6 +194,309 @@ def _nucleus(probs: torch.Tensor, top_p: float) -> torch.Tensor:
     return kept / kept.sum(dim=-1, keepdim=True)
 
 
+# --- float16 weights --------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def fp16_weights_available() -> bool:
+    """Whether this torch has the CPU kernel ``weights="fp16"`` needs (fbgemm, on x86).
+
+    >>> isinstance(fp16_weights_available(), bool)
+    True
+    """
+    try:
+        packed = torch.ops.quantized.linear_prepack_fp16(torch.ones(1, 1), None)
+        torch.ops.quantized.linear_dynamic_fp16(torch.ones(1, 1), packed)
+    except (AttributeError, RuntimeError, NotImplementedError):
+        return False
+    return True
+
+
+class Fp16Linear(torch.nn.Module):
+    """A ``Linear`` whose weight is stored in float16 and multiplied in float32 (fbgemm).
+
+    The input, the accumulation and the output stay float32; only the weight is rounded.
+    On CPU this halves the bytes a matrix-vector product reads, and fbgemm's kernel is
+    faster than the float32 one besides. Made by :func:`fp16_linear_copy`.
+
+    >>> layer = torch.nn.Linear(4, 3)
+    >>> half = Fp16Linear(layer.weight, layer.bias)
+    >>> x = torch.randn(2, 4)
+    >>> bool(torch.allclose(half(x), layer(x), atol=1e-3))
+    True
+    """
+
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
+        super().__init__()
+        self.out_features, self.in_features = weight.shape
+        weight = weight.detach().to(device="cpu", dtype=torch.float32).contiguous()
+        bias = None if bias is None else bias.detach().to(device="cpu", dtype=torch.float32)
+        # An opaque fbgemm object, not a Parameter: it is not trained and not saved.
+        self.packed = torch.ops.quantized.linear_prepack_fp16(weight, bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.quantized.linear_dynamic_fp16(x, self.packed)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, fp16 weight"
+
+
+def fp16_linear_copy(model: Any) -> Any:
+    """A frozen eval-mode copy of ``model`` with every ``torch.nn.Linear`` an :class:`Fp16Linear`.
+
+    What ``TransformersSampler(weights="fp16")`` samples from; ``model`` is left alone. A peft
+    model's adapters are merged into the copy first. Embeddings and norms stay float32.
+
+    >>> from agentgym.llm.models import byte_tokenizer, tiny_random_model
+    >>> model = tiny_random_model(byte_tokenizer())
+    >>> half = fp16_linear_copy(model)
+    >>> type(half.lm_head).__name__, type(model.lm_head).__name__
+    ('Fp16Linear', 'Linear')
+    """
+    if not fp16_weights_available():
+        raise ValueError("fp16 weights need torch's fbgemm CPU kernels, which this torch lacks")
+    own = copy.deepcopy(model)
+    if hasattr(own, "merge_and_unload"):  # peft: the adapters' Linear layers read .weight
+        own = own.merge_and_unload()
+    for parent in list(own.modules()):
+        for name, child in list(parent.named_children()):
+            if type(child) is torch.nn.Linear:
+                setattr(parent, name, Fp16Linear(child.weight, child.bias))
+    own = own.to("cpu")
+    for parameter in own.parameters():
+        parameter.requires_grad_(False)
+    return own.eval()
+
+
+# --- the lean Llama decoder ----------------------------------------------------------------
+
+
+def _rope_type(config: Any) -> str:
+    # transformers 5 names it rope_parameters["rope_type"]; 4 had rope_scaling (or None).
+    params = getattr(config, "rope_parameters", None) or getattr(config, "rope_scaling", None)
+    if not isinstance(params, dict):
+        return "default"
+    return str(params.get("rope_type", params.get("type", "default")))
+
+
+_LINEARS = (
+    "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+    "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj",
+)
+_TORCH_VERSION = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+
+
+def _plain_llama(model: Any) -> bool:
+    """Whether :class:`_LlamaDecoder` computes exactly what ``model``'s own forward does."""
+    try:
+        from transformers import LlamaForCausalLM
+    except ImportError:
+        return False
+    # F.rms_norm came with torch 2.4, scaled_dot_product_attention(enable_gqa=) with 2.5.
+    if _TORCH_VERSION < (2, 5) or not isinstance(model, LlamaForCausalLM):
+        return False
+    config = model.config
+    base = model.model
+    if (
+        getattr(config, "hidden_act", None) != "silu"
+        or getattr(config, "pretraining_tp", 1) != 1
+        # These two rescale the rotary frequencies with the sequence length.
+        or _rope_type(config) in ("dynamic", "longrope")
+        or getattr(base, "rotary_emb", None) is None
+        or base.embed_tokens.weight.dtype != torch.float32
+    ):
+        return False
+    for module in model.modules():
+        # Hooks (a user's, accelerate's offloading) live in forward calls this path skips.
+        if module._forward_hooks or module._forward_pre_hooks or hasattr(module, "_hf_hook"):
+            return False
+    linear_types = (torch.nn.Linear, Fp16Linear)
+    return type(model.lm_head) in linear_types and all(
+        type(layer.get_submodule(name)) in linear_types
+        for layer in base.layers
+        for name in _LINEARS
+    )
+
+
+def _linear(module: Any) -> Any:
+    """``module``'s forward without ``Module.__call__`` (for an nn.Linear: F.linear itself)."""
+    if type(module) is torch.nn.Linear:
+        weight, bias = module.weight, module.bias
+        return lambda x: torch.nn.functional.linear(x, weight, bias)
+    return module.forward
+
+
+class _KVCache:
+    """Keys and values of every layer, preallocated for the whole completion.
+
+    ``keys[layer]`` is ``(batch, kv_heads, capacity, head_dim)``; ``length`` positions are
+    filled. Writing a step is a copy into place, where a transformers DynamicCache
+    concatenates (copies) the whole cache at every step. ``cos`` / ``sin`` are the rotary
+    tables for positions ``0 .. capacity - 1`` (``sin`` with its first half negated: see
+    :meth:`_LlamaDecoder.forward`); ``padded`` says whether any row is left padded.
+    """
+
+    def __init__(
+        self, keys: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, padded: bool
+    ) -> None:
+        self.keys, self.values = keys, torch.empty_like(keys)
+        self.cos, self.sin, self.padded = cos, sin, padded
+        self.length = 0
+
+    def store(
+        self, layer: int, keys: torch.Tensor, values: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Write the new positions of ``layer``; its keys and values so far."""
+        end = self.length + keys.shape[2]
+        self.keys[layer, :, :, self.length : end] = keys
+        self.values[layer, :, :, self.length : end] = values
+        return self.keys[layer, :, :, :end], self.values[layer, :, :, :end]
+
+    def reorder_cache(self, index: torch.Tensor) -> None:
+        """Rows ``index`` of the batch, in that order (the name a transformers Cache uses)."""
+        self.keys = self.keys.index_select(1, index)
+        self.values = self.values.index_select(1, index)
+
+
+class _LlamaDecoder:
+    """The forward pass of a plain float32 Llama (see :func:`_plain_llama`), lean.
+
+    The same operations on the same tensors as transformers' ``LlamaForCausalLM`` (RMSNorm,
+    rotary embedding, grouped-query attention through ``scaled_dot_product_attention`` with
+    the kernels transformers picks, SiLU MLP): for unpadded rows the logits equal its cached
+    forward's bit for bit, for left-padded ones within float rounding. What is saved is
+    around them: no module calls, keyword plumbing, mask building or cache bookkeeping per
+    layer, and the query and key heads are rotated in one go. Built per batch from the
+    model's current modules, so it always uses the live weights.
+    """
+
+    def __init__(self, model: Any) -> None:
+        base, config = model.model, model.config
+        attention = base.layers[0].self_attn
+        self.heads = config.num_attention_heads
+        self.kv_heads = config.num_key_value_heads
+        self.head_dim = getattr(attention, "head_dim", config.hidden_size // self.heads)
+        self.scale = getattr(attention, "scaling", self.head_dim**-0.5)
+        self.hidden = (config.hidden_size,)
+        self.embed = base.embed_tokens.weight
+        self.rotary = base.rotary_emb
+        self.final_norm = base.norm
+        self.head = _linear(model.lm_head)
+        self.blocks = [
+            (
+                layer.input_layernorm,
+                [_linear(layer.get_submodule(name)) for name in _LINEARS[:3]],
+                _linear(layer.self_attn.o_proj),
+                layer.post_attention_layernorm,
+                _linear(layer.mlp.gate_proj),
+                _linear(layer.mlp.up_proj),
+                _linear(layer.mlp.down_proj),
+            )
+            for layer in base.layers
+        ]
+
+    def _norm(self, norm: Any, x: torch.Tensor) -> torch.Tensor:
+        # Bit for bit LlamaRMSNorm's float32 arithmetic, in one call instead of six.
+        return torch.nn.functional.rms_norm(x, self.hidden, norm.weight, norm.variance_epsilon)
+
+    def new_cache(self, batch: int, capacity: int, mask: torch.Tensor) -> _KVCache:
+        device = self.embed.device
+        positions = torch.arange(capacity, device=device)[None]
+        cos, sin = self.rotary(self.embed[:1], positions)  # the model's own rotary tables
+        half = self.head_dim // 2
+        sin = torch.cat([-sin[0, :, :half], sin[0, :, half:]], dim=-1)
+        keys = torch.empty(
+            (len(self.blocks), batch, self.kv_heads, capacity, self.head_dim),
+            dtype=self.embed.dtype, device=device,
+        )
+        return _KVCache(keys, cos[0], sin, padded=bool((mask == 0).any()))
+
+    def _mask(self, mask: torch.Tensor, cache: _KVCache, new: int) -> torch.Tensor | None:
+        """The boolean attention mask (True: attend), or None where causality says it all."""
+        start = cache.length
+        if not cache.padded and (new == 1 or start == 0):
+            return None  # no padding: a step attends to everything, a prompt is causal
+        end = start + new
+        keys = torch.arange(end, device=mask.device)
+        queries = torch.arange(start, end, device=mask.device)[:, None]
+        allowed = mask[:, None, None, :end].bool() & (keys <= queries)
+        # A padding position may see no key at all, and softmax over nothing is NaN, which
+        # would reach the real rows through 0 * NaN: let every position see itself.
+        return allowed | (keys == queries)
+
+    def _attend(
+        self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, mask: Any
+    ) -> torch.Tensor:
+        """Attention as transformers' sdpa integration runs it, kernel choice included."""
+        batch, _, new, dim = q.shape
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        groups = self.heads // self.kv_heads
+        if mask is None:
+            out = sdpa(q, keys, values, scale=self.scale, is_causal=new > 1,
+                       enable_gqa=groups > 1)
+        elif new == 1:
+            # One query per head: each key/value head's group of query heads becomes that
+            # head's rows of queries, so no key or value is repeated.
+            grouped = q.reshape(batch, self.kv_heads, groups, dim)
+            out = sdpa(grouped, keys, values, attn_mask=mask, scale=self.scale)
+            return out.reshape(batch, 1, self.heads * dim)
+        else:
+            keys = keys.repeat_interleave(groups, dim=1)
+            values = values.repeat_interleave(groups, dim=1)
+            out = sdpa(q, keys, values, attn_mask=mask, scale=self.scale)
+        return out.transpose(1, 2).reshape(batch, new, self.heads * dim)
+
+    def forward(
+        self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
+        cache: _KVCache | None = None, *, capacity: int,
+    ) -> tuple[torch.Tensor, _KVCache]:
+        """The last position's logits (float) and the cache; ``capacity`` sizes a new cache.
+
+        The same step function as :class:`_ModelStep` (``cache`` None: the prompt pass).
+        """
+        batch, new = input_ids.shape
+        if cache is None:
+            cache = self.new_cache(batch, capacity, mask)
+        attention_mask = self._mask(mask, cache, new)
+        cos, sin = cache.cos[positions][:, None], cache.sin[positions][:, None]
+        heads, dim = self.heads, self.head_dim
+        hidden = torch.nn.functional.embedding(input_ids, self.embed)
+        for layer, (norm, qkv, out, mlp_norm, gate, up, down) in enumerate(self.blocks):
+            x = self._norm(norm, hidden)
+            q, k, v = (f(x).view(batch, new, -1, dim) for f in qkv)
+            qk = torch.cat([q, k], dim=2).transpose(1, 2)
+            # transformers' rotate_half(x) * sin is cat(-x2, x1) * sin; rolling x by half a
+            # head gives cat(x2, x1), and the sign moved into sin leaves every product equal.
+            qk = qk * cos + qk.roll(dim // 2, dims=-1) * sin
+            keys, values = cache.store(layer, qk[:, heads:], v.transpose(1, 2))
+            hidden = hidden + out(self._attend(qk[:, :heads], keys, values, attention_mask))
+            x = self._norm(mlp_norm, hidden)
+            hidden = hidden + down(torch.nn.functional.silu(gate(x)) * up(x))
+        cache.length += new
+        last = self._norm(self.final_norm, hidden[:, -1:])
+        return self.head(last)[:, -1].float(), cache
+
+
+class _ModelStep:
+    """One cached forward pass through the model's own ``forward`` (any causal LM)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.cache_name, self.extra = _forward_kwargs(model)
+
+    def __call__(
+        self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
+        past: Any = None,
+    ) -> tuple[torch.Tensor, Any]:
+        out = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions,
+                         use_cache=True, **{self.cache_name: past}, **self.extra)
+        return out.logits[:, -1, :].float(), getattr(out, self.cache_name, None)
+
+
+#: What :class:`TransformersSampler`'s ``weights`` accepts.
+WEIGHT_FORMATS = ("model", "fp16")
+
+
 class TransformersSampler:
     """Batched sampling from a transformers causal LM (see the module docstring).
 
@@ -174,6 +506,20 @@ class TransformersSampler:
     model object it was given (still call :meth:`sync` after each update: it is free then,
     and a trainer that swaps model objects or moves to another backend stays correct).
     ``batch_size`` caps how many prompts go through the model at once.
+
+    ``weights="fp16"`` (CPU, float32 only) samples from :func:`fp16_linear_copy` of the model,
+    its own copy: two to three times faster to decode on CPU, with log-probs close to the
+    float32 model's but not equal (see the module docstring); :meth:`sync` makes it anew.
+
+    >>> from agentgym.llm.models import byte_tokenizer, tiny_random_model
+    >>> tok = byte_tokenizer()
+    >>> model = tiny_random_model(tok)
+    >>> fast = TransformersSampler(model, tok, weights="fp16")
+    >>> exact = TransformersSampler(model, tok)
+    >>> a = fast.generate([tok.encode("hi")], max_new_tokens=6, temperature=0)[0]
+    >>> b = exact.generate([tok.encode("hi")], max_new_tokens=6, temperature=0)[0]
+    >>> fast.shares_weights, a.completion_ids == b.completion_ids
+    (False, True)
     """
 
     def __init__(
@@ -185,24 +531,39 @@ class TransformersSampler:
         dtype: torch.dtype | None = None,
         share_weights: bool = True,
         batch_size: int = 64,
+        weights: str = "model",
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if weights not in WEIGHT_FORMATS:
+            raise ValueError(f"weights must be one of {WEIGHT_FORMATS}, got {weights!r}")
         self.tokenizer = tokenizer
         self.batch_size = batch_size
+        self.weights = weights
         first = next(model.parameters())
         self.device = torch.device(device) if device is not None else first.device
         self.dtype = dtype if dtype is not None else first.dtype
-        self.shares_weights = share_weights and self.device == first.device and (
-            self.dtype == first.dtype
+        if weights == "fp16":
+            if self.device.type != "cpu" or self.dtype != torch.float32:
+                raise ValueError(
+                    f"weights='fp16' runs a float32 model on CPU, got {self.dtype} on "
+                    f"{self.device}; on a GPU give dtype=torch.float16 or bfloat16 instead"
+                )
+            if not fp16_weights_available():
+                raise ValueError(
+                    "weights='fp16' needs torch's fbgemm CPU kernels, which this torch lacks"
+                )
+        self.shares_weights = weights == "model" and share_weights and (
+            self.device == first.device and self.dtype == first.dtype
         )
-        self.model = self._copy(model) if not self.shares_weights else model
+        self.model = model if self.shares_weights else self._copy(model)
         pad = tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else tokenizer.eos_token_id)
         self.end_ids = _end_ids(model, tokenizer)
-        self._cache_name, self._extra = _forward_kwargs(model)
 
     def _copy(self, model: Any) -> Any:
+        if self.weights == "fp16":
+            return fp16_linear_copy(model)
         own = copy.deepcopy(model).to(device=self.device, dtype=self.dtype)
         for parameter in own.parameters():
             parameter.requires_grad_(False)
@@ -212,6 +573,10 @@ class TransformersSampler:
         """Sample from ``model``'s current weights from now on."""
         if self.shares_weights:
             self.model = model
+            return
+        if self.weights == "fp16":  # packed weights cannot be loaded into: pack them anew
+            self.model = None  # free the old copy first
+            self.model = self._copy(model)
             return
         with torch.no_grad():
             self.model.load_state_dict(model.state_dict())
@@ -245,7 +610,12 @@ class TransformersSampler:
             )
         return samples
 
-    @torch.no_grad()
+    def _stepper(self, capacity: int) -> Any:
+        """The forward pass for this batch: the lean Llama decoder where it applies."""
+        if _plain_llama(self.model):
+            return functools.partial(_LlamaDecoder(self.model).forward, capacity=capacity)
+        return _ModelStep(self.model)
+
     def _generate_batch(
         self,
         prompts: list[list[int]],
@@ -259,45 +629,11 @@ class TransformersSampler:
         was_training = model.training
         model.eval()
         try:
-            batch, width = len(prompts), max(len(p) for p in prompts)
-            input_ids = torch.full((batch, width), self.pad_id, dtype=torch.long)
-            mask = torch.zeros((batch, width), dtype=torch.long)
-            for row, prompt in enumerate(prompts):  # left padding: the prompts end together
-                input_ids[row, width - len(prompt) :] = torch.tensor(prompt)
-                mask[row, width - len(prompt) :] = 1
-            input_ids, mask = input_ids.to(self.device), mask.to(self.device)
-            positions = (mask.cumsum(dim=-1) - 1).clamp(min=0)
-            completions: list[list[int]] = [[] for _ in prompts]
-            logprobs: list[list[float]] = [[] for _ in prompts]
-            reasons = ["length"] * batch
-            active = list(range(batch))
-            for step in range(max_new_tokens):
-                if step == 0:
-                    logits, past = self._prefill(prompts, input_ids, mask, positions)
-                else:
-                    logits, past = self._forward(input_ids, mask, positions, past)
-                tokens, token_logprobs = self._pick(logits, temperature, top_p, generator)
-                for row in list(active):
-                    token = int(tokens[row])
-                    completions[row].append(token)
-                    logprobs[row].append(float(token_logprobs[row]))
-                    if token in self.end_ids:
-                        reasons[row] = "eos"
-                    elif stop is not None:
-                        cut = stop_index(self.tokenizer, completions[row], stop)
-                        if cut is not None:
-                            del completions[row][cut:], logprobs[row][cut:]
-                            reasons[row] = "stop"
-                    if reasons[row] != "length":
-                        active.remove(row)
-                if not active:
-                    break
-                # Finished rows keep decoding pad tokens (ignored) so the batch stays one shape.
-                fed = torch.full((batch, 1), self.pad_id, dtype=torch.long, device=self.device)
-                fed[active, 0] = tokens[active]
-                input_ids = fed
-                mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
-                positions = positions[:, -1:] + 1
+            # inference_mode, not just no_grad: no version counters or views tracked per op.
+            with torch.inference_mode():
+                completions, logprobs, reasons = self._decode(
+                    prompts, max_new_tokens, temperature, top_p, stop, generator
+                )
         finally:
             model.train(was_training)
         return [
@@ -314,8 +650,65 @@ class TransformersSampler:
             )
         ]
 
+    def _decode(
+        self,
+        prompts: list[list[int]],
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        stop: str | Sequence[str] | None,
+        generator: torch.Generator,
+    ) -> tuple[list[list[int]], list[list[float]], list[str]]:
+        batch, width = len(prompts), max(len(p) for p in prompts)
+        input_ids = torch.full((batch, width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((batch, width), dtype=torch.long)
+        for row, prompt in enumerate(prompts):  # left padding: the prompts end together
+            input_ids[row, width - len(prompt) :] = torch.tensor(prompt)
+            mask[row, width - len(prompt) :] = 1
+        input_ids, mask = input_ids.to(self.device), mask.to(self.device)
+        positions = (mask.cumsum(dim=-1) - 1).clamp(min=0)
+        step = self._stepper(capacity=width + max_new_tokens)
+        completions: list[list[int]] = [[] for _ in prompts]
+        logprobs: list[list[float]] = [[] for _ in prompts]
+        reasons = ["length"] * batch
+        active = list(range(batch))
+        past: Any = None
+        for index in range(max_new_tokens):
+            if index == 0:
+                logits, past = self._prefill(step, prompts, input_ids, mask, positions)
+            else:
+                logits, past = step(input_ids, mask, positions, past)
+            tokens, token_logprobs = self._pick(logits, temperature, top_p, generator)
+            # One transfer to Python per step, not one tensor index per row.
+            token_list, logprob_list = tokens.tolist(), token_logprobs.tolist()
+            for row in list(active):
+                token = token_list[row]
+                completions[row].append(token)
+                logprobs[row].append(logprob_list[row])
+                if token in self.end_ids:
+                    reasons[row] = "eos"
+                elif stop is not None:
+                    cut = stop_index(self.tokenizer, completions[row], stop)
+                    if cut is not None:
+                        del completions[row][cut:], logprobs[row][cut:]
+                        reasons[row] = "stop"
+                if reasons[row] != "length":
+                    active.remove(row)
+            if not active:
+                break
+            # Finished rows keep decoding pad tokens (ignored) so the batch stays one shape.
+            if len(active) < batch:
+                done = torch.ones(batch, dtype=torch.bool)
+                done[active] = False
+                tokens = tokens.masked_fill(done, self.pad_id)
+            input_ids = tokens[:, None].to(self.device)
+            mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
+            positions = positions[:, -1:] + 1
+        return completions, logprobs, reasons
+
     def _prefill(
         self,
+        step: Any,
         prompts: list[list[int]],
         input_ids: torch.Tensor,
         mask: torch.Tensor,
@@ -339,22 +732,13 @@ class TransformersSampler:
             inverse.append(first[key])
         if len(unique) < len(prompts):
             rows = torch.tensor(unique, device=input_ids.device)
-            logits, past = self._forward(input_ids[rows], mask[rows], positions[rows])
+            logits, past = step(input_ids[rows], mask[rows], positions[rows])
             if hasattr(past, "reorder_cache"):  # a Cache object: copy rows by index
                 index = torch.tensor(inverse, device=input_ids.device)
                 past.reorder_cache(index)
                 return logits[index], past
             # A model without a Cache object: the shared pass is wasted, run every row.
-        return self._forward(input_ids, mask, positions)
-
-    def _forward(
-        self, input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
-        past: Any = None,
-    ) -> tuple[torch.Tensor, Any]:
-        """One cached forward pass: the last position's logits (float) and the new cache."""
-        out = self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions,
-                         use_cache=True, **{self._cache_name: past}, **self._extra)
-        return out.logits[:, -1, :].float(), getattr(out, self._cache_name, None)
+        return step(input_ids, mask, positions)
 
     @staticmethod
     def _pick(

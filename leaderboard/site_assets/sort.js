@@ -1,5 +1,6 @@
 // Click a header of a table.sortable to sort its rows by that column; click again to reverse.
 // Cells sort by their data-value (numbers numerically, text alphabetically), else their text.
+// Tables made later (trace.js) call window.agentgymSortable(table).
 (function () {
   "use strict";
   function key(cell) {
@@ -25,9 +26,11 @@
     });
     th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
   }
-  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+  function sortable(table) {
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
       th.addEventListener("click", function () { sortBy(table, th, index); });
     });
-  });
+  }
+  window.agentgymSortable = sortable;
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), sortable);
 })();

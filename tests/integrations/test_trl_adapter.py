@@ -218,6 +218,8 @@ def _grpo_two_steps(tmp_path, monkeypatch, factory, observed) -> tuple[object, l
     return trainer, logged
 
 
+# slow: two GRPOTrainer steps of real generation (~7 s of CPU)
+@pytest.mark.slow
 def test_grpo_trainer_two_steps_on_cpu(tmp_path, monkeypatch):
     recorders: list[Recorder] = []
     scored: list[list[float]] = []
@@ -245,6 +247,8 @@ def test_grpo_trainer_two_steps_on_cpu(tmp_path, monkeypatch):
         assert row["reward"] == pytest.approx(sum(rewards) / 2)
 
 
+# slow: two GRPOTrainer steps against a live server (~8 s of CPU)
+@pytest.mark.slow
 def test_grpo_trainer_against_a_remote_env(tmp_path, monkeypatch):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "server"))
     from server_support import ServerProcess

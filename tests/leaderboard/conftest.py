@@ -46,6 +46,15 @@ def _bundle(paths: list[Path], out: Path, description: str) -> Path:
     return out
 
 
+@pytest.fixture(autouse=True)
+def verdict_cache(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own cache root: `leaderboard validate` records verdicts under it."""
+    root = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("AGENTGYM_CACHE", str(root))
+    return root / "leaderboard" / "verdicts"
+
+
 @pytest.fixture
 def forge(tmp_path: Path) -> Callable[[Path, Edit], Path]:
     """``forge(bundle, edit)``: a copy of ``bundle`` after ``edit(manifest, results)``."""

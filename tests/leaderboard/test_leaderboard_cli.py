@@ -100,3 +100,99 @@ def test_build_skips_rejected_bundles(bundles: dict[str, Path], forge: Callable[
     assert "Rejected bundles" in page and "forged.tar.gz" in page
     assert main(["leaderboard", "build", str(bundles["oracle"]), "--out", str(site),
                  "-q"]) == 0
+
+
+def test_build_reuses_the_verdict_of_validate(bundles: dict[str, Path], tmp_path: Path,
+                                              verdict_cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import agentgym.leaderboard.validate as validate
+
+    assert main(["leaderboard", "validate", str(bundles["oracle"]), "-q"]) == 0
+    assert len(list(verdict_cache.glob("*.json"))) == 1
+    capsys.readouterr()
+    replays = []
+    real = validate.validate_results
+    monkeypatch.setattr(validate, "validate_results",
+                        lambda *a, **k: replays.append(a[1]) or real(*a, **k))
+    site = tmp_path / "site"
+    assert main(["leaderboard", "build", str(bundles["oracle"]), str(bundles["random"]),
+                 "--out", str(site), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "reused (same bundle, same code)" in out  # oracle: validated above
+    assert len(replays) == 3  # random's three files only: it had no verdict yet
+    replays.clear()
+    assert main(["leaderboard", "build", str(bundles["oracle"]), str(bundles["random"]),
+                 "--out", str(tmp_path / "again"), "-q"]) == 0
+    assert replays == [] and capsys.readouterr().out.count("reused") == 2
+    assert (site / "index.html").read_text().split("built")[0] == (
+        tmp_path / "again" / "index.html").read_text().split("built")[0]
+    assert main(["leaderboard", "build", str(bundles["oracle"]), "--out", str(site), "-q",
+                 "--replay"]) == 0
+    assert len(replays) == 3 and "reused" not in capsys.readouterr().out
+
+
+def test_a_verdict_is_for_one_bundle_and_one_code(bundles: dict[str, Path], forge,
+                                                  verdict_cache: Path,
+                                                  monkeypatch: pytest.MonkeyPatch
+                                                  ) -> None:  # type: ignore[no-untyped-def]
+    from agentgym.leaderboard import verdicts
+    from agentgym.leaderboard.errors import Rejected
+    from agentgym.leaderboard.validate import validate_bundle
+
+    cache = verdicts.VerdictCache()
+    assert cache.root == verdict_cache
+    validate_bundle(bundles["oracle"], verdicts=cache)
+
+    # A forged copy has another manifest (the files' hashes), so it is replayed: rejected.
+    def edit(manifest: dict, results: dict) -> None:
+        results["results/000-tictactoe-v0.json"]["episodes"][0]["trace"][0]["reward"] = 9.0
+
+    with pytest.raises(Rejected, match="replay gives"):
+        validate_bundle(forge(bundles["oracle"], edit), verdicts=cache, reuse=True)
+    # Other code (a changed env, say) has another fingerprint: replayed again.
+    assert validate_bundle(bundles["oracle"], verdicts=cache, reuse=True).reused_from
+    monkeypatch.setattr(verdicts, "code_fingerprint", lambda: "f" * 64)
+    assert validate_bundle(bundles["oracle"], verdicts=cache, reuse=True).reused_from is None
+    # A cache entry that is not a verdict is ignored, not trusted.
+    for path in verdict_cache.glob("*.json"):
+        path.write_text("{}")
+    assert validate_bundle(bundles["oracle"], verdicts=cache, reuse=True).reused_from is None
+
+
+def test_validate_several_bundles(bundles: dict[str, Path], forge: Callable[..., Path],
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    def edit(manifest: dict, results: dict) -> None:
+        manifest["git"]["dirty"] = True
+
+    forged = forge(bundles["random"], edit)
+    assert main(["leaderboard", "validate", str(bundles["oracle"]), str(forged),
+                 str(bundles["random"]), "-q"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count(": accepted: 3 files, 16 episodes") == 2
+    assert captured.err.strip() == (f"agentgym leaderboard validate: rejected: {forged}: "
+                                    f"{captured.err.split(f'{forged}: ', 1)[1].strip()}")
+    assert "manifest.json: git.dirty" in captured.err
+    assert main(["leaderboard", "validate", str(bundles["oracle"]), str(bundles["random"]),
+                 "-q"]) == 0
+
+
+def test_validate_and_build_with_jobs(bundles: dict[str, Path], forge: Callable[..., Path],
+                                      tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def edit(manifest: dict, results: dict) -> None:
+        results["results/000-tictactoe-v0.json"]["episodes"][0]["trace"][0]["reward"] = 9.0
+
+    forged = forge(bundles["oracle"], edit)
+    given = [str(bundles["random"]), str(forged), str(bundles["oracle"])]
+    assert main(["leaderboard", "validate", *given, "-q", "--jobs", "2"]) == 1
+    captured = capsys.readouterr()
+    lines = [line for line in captured.out.splitlines() if ": accepted:" in line]
+    assert [line.split(": accepted:")[0] for line in lines] == [given[0], given[2]]  # in order
+    assert f"rejected: {forged}: results/000-tictactoe-v0.json: episodes[0]" in captured.err
+    site = tmp_path / "site"
+    assert main(["leaderboard", "build", *given, "--out", str(site), "--jobs", "3"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count("reused (same bundle, same code)") == 2  # the workers' records
+    assert "(2 accepted, 1 rejected)" in captured.out
+    assert main(["leaderboard", "validate", str(tmp_path / "nope.tar.gz"), given[0],
+                 "--jobs", "2"]) == 2
+    assert main(["leaderboard", "validate", given[0], "--jobs", "0"]) == 2

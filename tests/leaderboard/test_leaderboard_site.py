@@ -7,6 +7,7 @@ it save the rendered page there (the picture in docs/leaderboard.md).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -57,20 +58,52 @@ def test_crowded_points_get_labels_that_do_not_overlap() -> None:
     assert ">4k<" in scatter_svg([("a", 3500.0, 10.0)], "tokens", "score")
 
 
+def _run_script(path: Path) -> dict:
+    text = path.read_text(encoding="ascii")
+    assert text.startswith("agentgymRun(") and text.endswith(");\n")
+    return json.loads(text[len("agentgymRun("):-len(");\n")])
+
+
 def test_site_files_and_offline(site: Path, reports: list[ValidationReport]) -> None:
     index = (site / "index.html").read_text()
-    assert (site / "style.css").is_file() and (site / "sort.js").is_file()
-    assert not re.search(r"(src|href)=\"(https?:)?//", index), "the site must not fetch anything"
+    for asset in ("style.css", "sort.js", "trace.html", "trace.js"):
+        assert (site / asset).is_file(), asset
+    for page in ("index.html", "trace.html", "trace.js"):
+        text = (site / page).read_text()
+        assert not re.search(r"(src|href)=[\"'](https?:)?//", text), "the site fetches nothing"
+        assert "fetch(" not in text and "XMLHttpRequest" not in text  # file:// would refuse
     assert index.count('<section id="family-games">') == 1
     assert index.count("<svg") == 3  # one chart per env: no run used tokens
     runs = rows_of(reports)
     assert len(runs) == 6
-    for run, row, _ in runs:
-        trace_page = site / row["traces"]
-        assert trace_page.is_file() and f'href="{row["traces"]}"' in index
-        episodes = sorted(trace_page.parent.glob("episode-*.json"))
-        assert len(episodes) == len(run.episodes)
+    # One data file per run, no page or file per episode.
+    assert sorted(p.name for p in (site / "traces").iterdir()) == sorted(
+        f"{run_id}.js" for _, _, run_id in runs)
+    for run, row, run_id in runs:
+        assert row["traces"] == f"trace.html#{run_id}" and f'href="{row["traces"]}"' in index
+        data = _run_script(site / "traces" / f"{run_id}.js")
+        assert data["id"] == run_id and data["title"] == f"{row['agent']} on {row['env']}"
+        assert data["episodes"] == run.results["episodes"]  # the submitted traces, as they are
+        assert [r["episode_return"] for r in data["records"]] == [
+            e["episode_return"] for e in run.episodes]  # the validator's numbers
     assert "Rejected bundles" in index and "bad.tar.gz" in index
+
+
+def test_each_family_shows_its_recorded_audit(site: Path) -> None:
+    from agentgym import __version__
+    from agentgym.audit import recorded_audit
+
+    index = (site / "index.html").read_text()
+    audit = re.search(r'<p class="audit">Reward audit: (.*?)</p>', index)
+    assert audit, "the games section names its reward audit"
+    sokoban = recorded_audit()["agentgym/Sokoban-v0"]
+    assert f"Sokoban-v0 <b>{sokoban['status']}</b> (agentgym {__version__}," in audit.group(1)
+
+
+def test_a_rebuild_leaves_no_stale_runs(reports: list[ValidationReport], tmp_path: Path) -> None:
+    build_site(reports, tmp_path)
+    build_site(reports[:1], tmp_path)
+    assert len(list((tmp_path / "traces").iterdir())) == len(reports[0].runs)
 
 
 def _cells(page, table: str) -> list[list[tuple[str, str | None]]]:  # type: ignore[no-untyped-def]
@@ -143,6 +176,50 @@ def test_clicking_a_header_sorts_the_rows(page) -> None:  # type: ignore[no-unty
         page.click(f"#table-games thead th:nth-child({score + 1})")
         page.click(f"#table-games thead th:nth-child({score + 1})")  # best first
         page.screenshot(path=target, full_page=True)
+
+
+@needs_browser
+def test_trace_viewer_renders_a_run_and_an_episode(page, site: Path,  # type: ignore[no-untyped-def]
+                                                   reports: list[ValidationReport]) -> None:
+    run, row, run_id = rows_of(reports)[1]  # oracle on Sudoku 4x4: several steps per episode
+    page.goto((site / "index.html").as_uri())
+    page.click(f'a[href="{row["traces"]}"]')
+    page.wait_for_selector("#episodes tbody tr")
+    assert page.text_content("#title") == f"{row['agent']} on {row['env']}"
+    rows = _cells(page, "#episodes table")
+    assert len(rows) == len(run.episodes)
+    assert [float(r[5][1]) for r in rows] == [e["episode_return"] for e in run.episodes]
+    page.click("#episodes tbody tr:nth-child(2) a")
+    page.wait_for_selector("#episode table")
+    assert page.url.endswith(f"#{run_id}/1")
+    claimed = run.results["episodes"][1]
+    steps = _cells(page, "#episode table")
+    assert [r[1][0] for r in steps] == [s["action"] for s in claimed["trace"]]
+    assert [float(r[2][1]) for r in steps] == [s["reward"] for s in claimed["trace"]]
+    # Straight to an episode (a link someone shared), then an unknown run.
+    page.goto((site / "trace.html").as_uri() + f"#{run_id}/0")
+    page.wait_for_selector("#episode table")
+    assert len(_cells(page, "#episode table")) == len(run.results["episodes"][0]["trace"])
+    page.goto((site / "trace.html").as_uri() + "#no-such-run")
+    page.wait_for_function("document.getElementById('title').textContent.startsWith('No such')")
+
+
+def test_trace_data_is_a_plain_literal(bundles: dict[str, Path], forge, tmp_path: Path
+                                    ) -> None:  # type: ignore[no-untyped-def]
+    def edit(manifest: dict, results: dict) -> None:
+        for data in results.values():
+            data["agent"]["name"] = "</script><script>alert(1)</script>\u2028"
+        manifest["agent"]["name"] = "</script><script>alert(1)</script>\u2028"
+        for entry in manifest["files"]:
+            entry["agent"] = manifest["agent"]["name"]
+
+    report = validate_bundle(forge(bundles["oracle"], edit))
+    build_site([report], tmp_path)
+    for script in (tmp_path / "traces").iterdir():
+        text = script.read_text(encoding="ascii")  # ASCII: U+2028 is escaped
+        assert "\u2028" not in text
+        assert _run_script(script)["title"].startswith("</script>")
+    assert "&lt;/script&gt;" in (tmp_path / "index.html").read_text()
 
 
 def test_token_chart_where_a_run_used_tokens(bundles: dict[str, Path], forge, tmp_path: Path

@@ -27,6 +27,9 @@ CYCLES = 10_000 if FULL else 3_000
 #: Wall-clock bound of one load loop: past it the loop stops (and the test fails on the count).
 BUDGET_S = 600.0 if FULL else 45.0
 
+# Tens of seconds of churn each even at the reduced counts: CI runs them, the fast lane does not.
+pytestmark = pytest.mark.slow
+
 
 def drive(env: gym.Env, seed: int, steps: int, deadline: float) -> tuple[int, str]:
     """``steps`` steps (resetting with the next seed when an episode ends); the trajectory hash."""

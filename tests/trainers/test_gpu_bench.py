@@ -16,6 +16,8 @@ def load_bench():
     return module
 
 
+# slow: the whole benchmark end to end (~9 s of CPU)
+@pytest.mark.slow
 def test_cpu_smoke_run_reports_every_figure(tmp_path, capsys):
     bench = load_bench()
     rc = bench.main(["--device", "cpu", "--dtype", "", "--models", "tiny-random",

@@ -39,6 +39,8 @@ def test_turns_are_the_oracles_actions_in_an_append_only_conversation(tmp_path):
     assert texts[0][len("<action>") : -len("</action>")] in env.unwrapped.oracle_actions()
 
 
+# slow: eight epochs of training (~12 s of CPU)
+@pytest.mark.slow
 def test_sft_lowers_the_loss_and_saves_a_loadable_model(tmp_path):
     policy = tiny_policy()
     rows = sft.train(cfg_for(tmp_path, epochs=8, lr=1e-2, plots=True), policy=policy,
@@ -55,6 +57,8 @@ def test_sft_lowers_the_loss_and_saves_a_loadable_model(tmp_path):
     assert torch.equal(back.lm_head.weight, policy.model.lm_head.weight)
 
 
+# slow: three training runs (~6 s of CPU)
+@pytest.mark.slow
 def test_sft_resume_is_bit_for_bit(tmp_path):
     full = tiny_policy()
     rows_full = sft.train(cfg_for(tmp_path / "a", epochs=2), policy=full,
