@@ -40,8 +40,9 @@ TESTS = Path(__file__).resolve().parent
 # One thread each for the native maths pools (OpenBLAS under NumPy, torch's intra-op threads),
 # set before anything imports them and inherited by the processes tests start. The suite runs
 # as two xdist workers on two cores, and the tests' matrices are small: every extra thread
-# spins waiting for the others. Measured on 2 cores: TRL's two GRPO steps 48 s of CPU with the
-# default pools against 15 s with one thread, the sybil surface tests 33 s against 10 s.
+# spins waiting for the others. Measured on a busy 2-core machine: TRL's two GRPO steps took
+# 48 s of CPU with the default pools against 15 s with one thread, the sybil surface tests 33 s
+# against 10 s, and tests/trainers + tests/llm + tests/integrations 317 s against 111 s.
 for _pool in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_pool, "1")
 

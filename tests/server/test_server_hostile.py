@@ -73,6 +73,7 @@ def test_1_a_searchqa_scale_past_the_names_is_refused_at_create_and_the_server_l
 
 
 # ------------------------------------------------------------------------------ case 2
+@pytest.mark.slow  # a server building the largest world
 def test_2_a_world_build_at_the_maximum_scale_stalls_no_one_and_sigterm_stops_the_server():
     """A reset that builds the largest world runs off the event loop: /health answers within
     100 ms and another session steps meanwhile; SIGTERM stops the server in a few seconds.

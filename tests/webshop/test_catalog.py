@@ -169,6 +169,7 @@ def title_words(title: str) -> set[str]:
     return set(title.lower().replace(",", " ").split())
 
 
+@pytest.mark.slow  # all 50,000 products
 def test_title_nouns_are_words_of_the_title_for_every_default_product():
     # All 50,000 products (~3 s): the nouns r_type compares come only from the title itself.
     # (Before, every material counted, shown or not: 8,314 products had nouns like "shea",
