@@ -274,7 +274,7 @@ def test_every_option_of_every_subcommand_has_help():
     parser = cli.build_parser()
     commands = subparsers(parser)
     assert set(commands) == {"list", "play", "eval", "serve", "train", "tasks", "docker",
-                             "leaderboard"}
+                             "leaderboard", "audit"}
     for name, sub in {"agentgym": parser, **commands}.items():
         for action in sub._actions:
             if isinstance(action, argparse._SubParsersAction):

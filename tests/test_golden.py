@@ -182,53 +182,53 @@ GOLDEN: dict[str, dict[str, str]] = {
         "first_observations": "41e5506f90a46522",
         "scripted_episodes": "af455c013343dfbf",
     },
+    "Household-v0": {
+        "first_observations": "03398d9b411d7cc5",
+        "scripted_episodes": "bc9216f5d16d7ceb",
+    },
+    "Household-v0-task_type=look_at_obj_in_light-split=seen": {
+        "first_observations": "18abcbc1ae656865",
+        "scripted_episodes": "548f1a67fd2889a3",
+    },
+    "Household-v0-task_type=pick_heat_then_place_in_recep-split=unseen": {
+        "first_observations": "e95b7a1f40511f73",
+        "scripted_episodes": "8a2a8f00c8785b14",
+    },
+    "Household-v0-task_type=pick_two_obj_and_place-gamma=0.95": {
+        "first_observations": "ebbdfdbb3280d82c",
+        "scripted_episodes": "77e33d5913b1db23",
+    },
     "Terminal-v0": {
         "first_observations": "7b2ccaff3f34f6ed",
         "scripted_episodes": "e80850824e316fa5",
     },
-    "Household-v0": {
-        "first_observations": "03398d9b411d7cc5",
-        "scripted_episodes": "61a2be0e40e33ef0",
-    },
-    "Household-v0-task_type=look_at_obj_in_light-split=seen": {
-        "first_observations": "18abcbc1ae656865",
-        "scripted_episodes": "21bbbed61a56c1e0",
-    },
-    "Household-v0-task_type=pick_heat_then_place_in_recep-split=unseen": {
-        "first_observations": "e95b7a1f40511f73",
-        "scripted_episodes": "89b4d6fc13dccf82",
-    },
-    "Household-v0-task_type=pick_two_obj_and_place-gamma=0.95": {
-        "first_observations": "ebbdfdbb3280d82c",
-        "scripted_episodes": "80a096c33b2acb78",
-    },
     "SearchQA-v0": {
         "first_observations": "740897db4b8df31b",
-        "scripted_episodes": "c7a26bae7f1c513f",
+        "scripted_episodes": "45ab6cf540a4f03b",
     },
     "SearchQA-v0-min_hops=3": {
         "first_observations": "32b7e9fe10a1cb0f",
-        "scripted_episodes": "a15bc3bf65af1cf2",
+        "scripted_episodes": "1c1aa761aba04c87",
     },
     "SearchQA-v0-namesakes=True-min_hops=2": {
         "first_observations": "7dd378c99ad2eff5",
-        "scripted_episodes": "0201c7f88c3c6438",
+        "scripted_episodes": "e87270cd7d229000",
     },
     "SearchQA-v0-described=True-min_hops=2": {
         "first_observations": "42eefa08dea12176",
-        "scripted_episodes": "47c8bbcc1f5cc262",
+        "scripted_episodes": "c6e5c98c727fa756",
     },
     "SearchQA-v0-paraphrase=True-min_hops=2": {
         "first_observations": "ec570668f5ca470e",
-        "scripted_episodes": "3a2a3a2098f9930a",
+        "scripted_episodes": "95a24309ae1f03e3",
     },
     "SearchQA-v0-comparison=True": {
         "first_observations": "80bccf7b2cb93959",
-        "scripted_episodes": "fe6558917934f97d",
+        "scripted_episodes": "7dbc303d23e906e9",
     },
     "SearchQA-v0-corpus=example": {
         "first_observations": "8d10057c94b14fce",
-        "scripted_episodes": "fc5beb87486b22b2",
+        "scripted_episodes": "967c31fa59c79bce",
     },}
 
 
