@@ -41,12 +41,13 @@ def test_audit_all_passes_at_the_ci_budget_and_matches_the_recorded_statuses(tmp
     status = main(["audit", "--all", *CI_ARGS, *excluded, "-q", "--json", str(out)])
     printed = capsys.readouterr().out
     reports = load_reports(out)
-    assert set(reports) == set(env_ids()) - set(SLOW)
+    # (ids another test in this process registered with a spec are audited too)
+    assert set(env_ids()) - set(SLOW) <= set(reports) and not set(SLOW) & set(reports)
     failing = {i: r["status"] for i, r in reports.items() if not r["passed"]}
     assert status == 0 and not failing, (failing, printed[-3000:])
     recorded = load_reports(RECORDED)
     for env_id, report in reports.items():
-        if report["skipped"]:
+        if report["skipped"] or env_id not in recorded:
             continue  # Terminal-v0 without Docker: the recorded status stands
         assert recorded[env_id]["status"] == report["status"], env_id
 

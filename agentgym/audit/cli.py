@@ -74,7 +74,12 @@ def cmd_audit(args: argparse.Namespace, console: Console) -> int:
         raise ValueError(f"--budget must be a number of seconds >= 0, got {args.budget}")
     out = _check_out_path(args.json) if args.json else None
     if args.all:
-        ids = env_ids() + [i for i in registered_specs() if i not in env_ids()]
+        import gymnasium as gym
+
+        # A spec whose id is no longer registered with Gymnasium (a module that registered
+        # both and then unregistered its env) is not an env to audit.
+        ids = env_ids() + [i for i in registered_specs()
+                           if i not in env_ids() and i in gym.registry]
         _check_ids(args.exclude)
         ids = [i for i in ids if i not in args.exclude]
     else:
