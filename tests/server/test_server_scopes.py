@@ -16,8 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets.sync.client
-
-from tests.server.server_support import ROOT, ServerProcess
+from server_support import ROOT, ServerProcess
 
 SEARCHQA, TERMINAL, TTT = "agentgym/SearchQA-v0", "agentgym/Terminal-v0", "agentgym/TicTacToe-v0"
 EXAMPLE = Path(ROOT) / "environments" / "searchqa" / "example"
