@@ -42,6 +42,7 @@ __all__ = [
     "PROGRESS_TOTAL",
     "ProcessReward",
     "progress_reward",
+    "settled_potential",
     "step_cost",
 ]
 
@@ -105,3 +106,21 @@ def progress_reward(
     if ends:
         return -paid
     return phi_after - phi_before - cost
+
+
+def settled_potential(progress: float, *, max_steps: int, valid_steps: int, over: bool,
+                      solved: bool, total: float = PROGRESS_TOTAL) -> float:
+    """The potential whose difference each step of the settled progress reward pays (gamma 1),
+    as ``agentgym audit`` checks it: ``progress - cost * valid_steps`` while the episode runs,
+    ``total - cost * valid_steps`` once solved, 0 once it ended unsolved (everything paid is
+    paid back). Invalid steps pay only the invalid penalty, so only valid steps cost.
+
+    >>> settled_potential(0.5, max_steps=10, valid_steps=2, over=False, solved=False)
+    0.4
+    >>> settled_potential(0.5, max_steps=10, valid_steps=2, over=True, solved=False)
+    0.0
+    """
+    cost = step_cost(total, max_steps)
+    if over:
+        return total - cost * valid_steps if solved else 0.0
+    return progress - cost * valid_steps

@@ -23,7 +23,7 @@ from typing import Any
 
 from agentgym.audit import AuditSpec, register_audit
 
-from ..shaping import PROGRESS_TOTAL, step_cost
+from ..shaping import PROGRESS_TOTAL, settled_potential
 from .exploits import EXPLOITS
 
 __all__ = ["SPEC", "potential"]
@@ -41,11 +41,10 @@ def potential(env: Any) -> float:
     wrong flag, the step or invalid budget) pays back everything paid, which is ``Phi``
     before it since ``Phi`` starts at 0, so it ends at ``Phi = 0``.
     """
-    cost = step_cost(PROGRESS_TOTAL, env.max_steps)
-    valid_steps = env.steps - env.invalid_actions
-    if env.is_over:
-        return PROGRESS_TOTAL - cost * valid_steps if env._status == "won" else 0.0
-    return PROGRESS_TOTAL * env._revealed_count / env._safe_total - cost * valid_steps
+    progress = PROGRESS_TOTAL * env._revealed_count / env._safe_total
+    return settled_potential(progress, max_steps=env.max_steps,
+                             valid_steps=env.steps - env.invalid_actions, over=env.is_over,
+                             solved=env._status == "won")
 
 
 SPEC = AuditSpec(

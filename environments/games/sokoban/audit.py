@@ -17,7 +17,7 @@ from typing import Any
 
 from agentgym.audit import AuditSpec, register_audit
 
-from ..shaping import PROGRESS_TOTAL, step_cost
+from ..shaping import PROGRESS_TOTAL, settled_potential
 from .exploits import EXPLOITS
 
 __all__ = ["SPEC", "potential"]
@@ -36,16 +36,16 @@ def potential(env: Any) -> float:
     at 0), so it ends at ``Phi = 0``. A state the oracle could not measure (its node budget
     ran out) keeps the progress where it was, as the env does.
     """
-    cost = step_cost(PROGRESS_TOTAL, env.max_steps)
-    valid_steps = env.steps - env.invalid_actions
-    if env.is_over:
-        return PROGRESS_TOTAL - cost * valid_steps if env.status == "solved" else 0.0
-    d0, left = env.start_optimal, env.optimal_moves_left()
-    if d0 <= 0 or left is None or left < 0:
-        progress = env._phi  # not measurable: the env keeps its potential (see _potential)
-    else:
-        progress = PROGRESS_TOTAL * (d0 - left) / d0
-    return progress - cost * valid_steps
+    progress = 0.0
+    if not env.is_over:
+        d0, left = env.start_optimal, env.optimal_moves_left()
+        if d0 <= 0 or left is None or left < 0:
+            progress = env._phi  # not measurable: the env keeps its potential (see _potential)
+        else:
+            progress = PROGRESS_TOTAL * (d0 - left) / d0
+    return settled_potential(progress, max_steps=env.max_steps,
+                             valid_steps=env.steps - env.invalid_actions, over=env.is_over,
+                             solved=env.status == "solved")
 
 
 SPEC = AuditSpec(
