@@ -15,11 +15,12 @@ guarantees it lacks).
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any
 
-from agentgym.sandbox.docker_backend import SandboxError, docker_available
+from agentgym.sandbox.docker_client import docker_available
+from agentgym.sandbox.errors import SandboxError
 from agentgym.sandbox.limits import Limits
+from agentgym.sandbox.protocols import Backend, Sandbox
 from agentgym.sandbox.result import CommandResult
 
 __all__ = [
@@ -33,77 +34,12 @@ __all__ = [
 ]
 
 
-@runtime_checkable
-class Sandbox(Protocol):
-    """One running container (or bubblewrap jail) for one episode."""
-
-    workdir: str
-    #: True when ``run_argv(user=...)`` really runs as that uid (Docker; not bubblewrap).
-    separate_uids: bool
-
-    def run(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
-        """Run a shell command as the sandbox's user in the current cwd (``cd`` persists)."""
-        ...
-
-    def run_as_root_script(self, script: str, *, timeout_s: float = 10.0) -> CommandResult:
-        """Run a script as root through ``sh -s`` on stdin, never as a file in the sandbox."""
-        ...
-
-    def run_argv(self, argv: list[str], *, user: str | None = None, stdin: bytes | None = None,
-                 env: dict[str, str] | None = None, workdir: str = "/",
-                 timeout_s: float = 120.0) -> CommandResult:
-        """Run ``argv`` in a process of its own as ``user`` (``"uid:gid"``); the exit code
-        is the backend's own view of that process where it has one (Docker's API)."""
-        ...
-
-    def run_check(self, script: str, *, timeout_s: float = 5.0) -> CommandResult:
-        """Run a check (a milestone) with ``bash -s``, as a uid apart from the agent's where
-        the backend has one; nothing it starts survives it."""
-        ...
-
-    def copy_out(self, paths: list[str]) -> bytes:
-        """A tar of those absolute paths."""
-        ...
-
-    def copy_in(self, tar_bytes: bytes, dest: str) -> None:
-        """Extract a tar into ``dest``."""
-        ...
-
-    def close(self) -> None:
-        """Remove the sandbox (idempotent)."""
-        ...
-
-
-@runtime_checkable
-class Backend(Protocol):
-    """Starts sandboxes; ``close`` removes every one it started."""
-
-    name: str
-
-    def prepare(self, image_context: Path, *, tag: str) -> str:
-        """Build (or reuse) the image of a directory; return its reference."""
-        ...
-
-    def start(self, image: str, limits: Limits, *, workdir: str) -> Sandbox:
-        """A sandbox for an episode as the agent user (from the warm pool when ready)."""
-        ...
-
-    def start_clean(self, image: str, limits: Limits, *, workdir: str,
-                    user: str = "root") -> Sandbox:
-        """A fresh sandbox straight from the image, for the verifier (never pooled)."""
-        ...
-
-    def close(self) -> None:
-        """Remove every sandbox this backend started."""
-        ...
-
-
 def bwrap_available() -> bool:
     """True when the ``bwrap`` binary is on PATH."""
     return shutil.which("bwrap") is not None
 
 
-def make_backend(name: str = "auto", **kwargs: object) -> Backend:
+def make_backend(name: str = "auto", **kwargs: Any) -> Backend:
     """The backend called ``name``: ``"docker"``, ``"bwrap"`` or ``"auto"`` (Docker where a
     daemon answers, else bubblewrap). Keyword arguments go to the backend's constructor.
 
@@ -117,10 +53,10 @@ def make_backend(name: str = "auto", **kwargs: object) -> Backend:
     if name == "docker" or (name == "auto" and docker_available()):
         from agentgym.sandbox.docker_backend import DockerBackend
 
-        return DockerBackend(**kwargs)  # type: ignore[arg-type]
+        return DockerBackend(**kwargs)
     if name == "auto" and not bwrap_available():
         raise SandboxError("no sandbox backend: no Docker daemon answers and bwrap is missing "
                            "(run scripts/start_docker.sh)")
     from agentgym.sandbox.bwrap_backend import BwrapBackend
 
-    return BwrapBackend(**kwargs)  # type: ignore[arg-type]
+    return BwrapBackend(**kwargs)

@@ -23,9 +23,11 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agentgym.cache import cache_dir
-from agentgym.sandbox.docker_backend import SandboxError, _client, _first_line
+from agentgym.sandbox.docker_client import connect, docker_available
+from agentgym.sandbox.errors import SandboxError, first_line
 
 __all__ = [
     "BASE_IMAGE",
@@ -104,10 +106,10 @@ def _debootstrap(target: Path, log: Callable[[str], None]) -> None:
     partial.rename(target)
 
 
-def export_rootfs(target: Path, *, image: str = BASE_IMAGE, client: object = None) -> Path:
+def export_rootfs(target: Path, *, image: str = BASE_IMAGE, client: Any = None) -> Path:
     """Unpack ``image``'s filesystem into ``target`` (for the bwrap backend on a machine whose
     base image was built elsewhere); returns ``target``. Needs root to keep file owners."""
-    client = client or _client()
+    client = client or connect()
     target = Path(target)
     partial = target.with_name(target.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
@@ -118,12 +120,13 @@ def export_rootfs(target: Path, *, image: str = BASE_IMAGE, client: object = Non
     try:
         tar = subprocess.Popen(["tar", "-x", "--numeric-owner", "-C", str(partial)],
                                stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert tar.stdin is not None and tar.stderr is not None  # both are pipes
         for chunk in container.export():
             tar.stdin.write(chunk)
         tar.stdin.close()
         err = tar.stderr.read().decode(errors="replace").strip()
         if tar.wait() != 0:
-            raise SandboxError(f"unpacking {image} into {partial} failed: {_first_line(err)}")
+            raise SandboxError(f"unpacking {image} into {partial} failed: {first_line(err)}")
     finally:
         container.remove(force=True)
     shutil.rmtree(target, ignore_errors=True)
@@ -146,16 +149,17 @@ def harness_digest() -> str:
     return hashlib.sha256(harness_source().encode()).hexdigest()[:16]
 
 
-def import_rootfs(rootfs: Path, ref: str, *, client: object = None) -> str:
+def import_rootfs(rootfs: Path, ref: str, *, client: Any = None) -> str:
     """``tar -C rootfs -c . | docker import`` with the image's ENV and the current harness
     (written into ``rootfs`` first, labelled with its digest); returns the image id."""
-    client = client or _client()
+    client = client or connect()
     target = Path(rootfs) / HARNESS_PATH.lstrip("/")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(harness_source(), encoding="utf-8")
     target.chmod(0o644)
     tar = subprocess.Popen(["tar", "--numeric-owner", "-C", str(rootfs), "-c", "."],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert tar.stdout is not None and tar.stderr is not None  # both are pipes
     repository, _, tag = ref.partition(":")
     try:
         client.api.import_image_from_stream(
@@ -164,13 +168,13 @@ def import_rootfs(rootfs: Path, ref: str, *, client: object = None) -> str:
                      f"LABEL agentgym.harness={harness_digest()}"])
     except Exception as exc:  # docker.errors.APIError
         tar.kill()
-        raise SandboxError(f"docker import of {rootfs} failed: {_first_line(exc)}") from exc
+        raise SandboxError(f"docker import of {rootfs} failed: {first_line(exc)}") from exc
     finally:
         tar.stdout.close()
         err = tar.stderr.read().decode(errors="replace").strip()
         tar.wait()
     if tar.returncode != 0:
-        raise SandboxError(f"tar of {rootfs} failed: {_first_line(err or tar.returncode)}")
+        raise SandboxError(f"tar of {rootfs} failed: {first_line(err or tar.returncode)}")
     return client.images.get(ref).id
 
 
@@ -180,12 +184,10 @@ def base_image_present(image: str = BASE_IMAGE) -> bool:
     >>> isinstance(base_image_present(), bool)
     True
     """
-    from agentgym.sandbox import docker_available
-
     if not docker_available():
         return False
     try:
-        _client().images.get(image)
+        connect().images.get(image)
     except Exception:  # ImageNotFound, or the daemon went away: not usable either way
         return False
     return True
@@ -205,7 +207,7 @@ def build_base(force: bool = False, log: Callable[[str], None] | None = None, *,
     'sha256:4ebc22...'
     """
     say = log or (lambda _line: None)
-    client = _client()
+    client = connect()
     found = None
     if not force:
         try:

@@ -49,18 +49,11 @@ from typing import Any
 
 from agentgym.cache import cache_dir
 from agentgym.sandbox.base_image import BASE_IMAGE, base_rootfs
-from agentgym.sandbox.docker_backend import (
-    AGENT_HOME,
-    CLEAN_WRITABLE,
-    EXIT_KILLED,
-    EXIT_TIMEOUT,
-    ROOT_ENV,
-    SandboxError,
-    runner_source,
-)
+from agentgym.sandbox.errors import SandboxError
 from agentgym.sandbox.images import context_hash
 from agentgym.sandbox.limits import Limits
-from agentgym.sandbox.result import CommandResult, decode_output
+from agentgym.sandbox.policy import AGENT_HOME, CLEAN_WRITABLE, ROOT_ENV, runner_source
+from agentgym.sandbox.result import EXIT_KILLED, EXIT_TIMEOUT, CommandResult, decode_output
 
 __all__ = ["LACKING", "BwrapBackend", "BwrapSandbox", "parse_dockerfile"]
 
@@ -161,6 +154,8 @@ class BwrapSandbox:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             start_new_session=True, preexec_fn=child_setup,
             user=run_as, group=run_as, extra_groups=[] if run_as is not None else None)
+        assert self._proc.stdin is not None and self._proc.stdout is not None  # both are pipes
+        self._stdin, self._stdout = self._proc.stdin, self._proc.stdout
         self._buf = b""
         hello = self._receive(30.0)
         if not hello or not hello.get("ready"):
@@ -174,7 +169,7 @@ class BwrapSandbox:
 
     def _receive(self, timeout: float) -> dict[str, Any] | None:
         deadline = time.monotonic() + timeout
-        fd = self._proc.stdout.fileno()
+        fd = self._stdout.fileno()
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -196,8 +191,8 @@ class BwrapSandbox:
             if self._dead:
                 return self._dead
             try:
-                self._proc.stdin.write(json.dumps(request).encode() + b"\n")
-                self._proc.stdin.flush()
+                self._stdin.write(json.dumps(request).encode() + b"\n")
+                self._stdin.flush()
                 answer = self._receive(timeout + _GRACE_S)
             except TimeoutError:
                 self._dead = "the command runner stopped answering; the sandbox was ended"
@@ -339,9 +334,9 @@ class BwrapSandbox:
             return
         self.closed = True
         with contextlib.suppress(OSError):
-            self._proc.stdin.close()
+            self._stdin.close()
         self._kill()
-        for pipe in (self._proc.stdout, self._stderr):
+        for pipe in (self._stdout, self._stderr):
             with contextlib.suppress(OSError):
                 pipe.close()
 
@@ -361,9 +356,10 @@ class BwrapBackend:
                  max_pools: int = 0) -> None:
         # pool_size / max_pools: accepted so make_backend(**kwargs) works for both; a jail
         # starts in tens of milliseconds, so there is nothing to pool.
-        self.bwrap = shutil.which("bwrap")
-        if self.bwrap is None:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
             raise SandboxError("bwrap is missing: apt-get install bubblewrap")
+        self.bwrap = bwrap
         self.rootfs = Path(rootfs or os.environ.get("AGENTGYM_BWRAP_ROOTFS") or base_rootfs())
         if not (self.rootfs / "usr" / "bin" / "python3").exists():
             raise SandboxError(f"no root filesystem in {self.rootfs}: run `agentgym docker "

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentgym.sandbox.docker_backend import SandboxError, _client, _first_line
+from agentgym.sandbox.docker_client import connect
+from agentgym.sandbox.errors import SandboxError, first_line
 
 __all__ = ["build_image", "context_hash", "image_tag"]
 
@@ -95,7 +96,7 @@ def build_image(context_dir: Path, *, tag_prefix: str, client: Any = None,
         raise SandboxError(f"{dockerfile}: no Dockerfile in the image directory")
     if not tag_prefix or ":" in tag_prefix.rsplit("/", 1)[-1]:
         raise ValueError(f"tag_prefix must be a repository name without a tag, got {tag_prefix!r}")
-    client = client or _client()
+    client = client or connect()
     tag = image_tag(context, tag_prefix, base_id=_base_id(dockerfile, client))
     try:
         client.images.get(tag)
@@ -124,4 +125,4 @@ def _build_error(exc: BaseException) -> str:
     build_log = getattr(exc, "build_log", None) or []
     lines = [str(e.get("stream") or e.get("error") or "").strip() for e in build_log]
     lines = [line for line in lines if line and not line.startswith("--->")]
-    return _first_line(" | ".join(lines[-3:]) if lines else exc)
+    return first_line(" | ".join(lines[-3:]) if lines else exc)

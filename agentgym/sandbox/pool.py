@@ -21,14 +21,25 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Generic, Protocol, TypeVar
 
-__all__ = ["WarmPool"]
+__all__ = ["Poolable", "WarmPool"]
 
 log = logging.getLogger(__name__)
 
 
-class WarmPool:
+class Poolable(Protocol):
+    """What a pooled sandbox needs: a health check, and a close that need not wait."""
+
+    def ping(self) -> bool: ...
+
+    def close(self, wait: bool = True) -> None: ...
+
+
+BoxT = TypeVar("BoxT", bound=Poolable)
+
+
+class WarmPool(Generic[BoxT]):
     """Keeps ``size`` sandboxes made by ``factory`` ready; ``take`` returns one.
 
     A sandbox made by ``factory`` must have ``ping() -> bool`` and ``close(wait=...)``. When
@@ -37,12 +48,12 @@ class WarmPool:
     taken sandboxes belong to whoever took them.
     """
 
-    def __init__(self, factory: Callable[[], Any], *, size: int = 2) -> None:
+    def __init__(self, factory: Callable[[], BoxT], *, size: int = 2) -> None:
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"pool size must be an int >= 1, got {size!r}")
         self._factory = factory
         self.size = size
-        self._ready: list[Any] = []
+        self._ready: list[BoxT] = []
         self._cond = threading.Condition()
         self._closed = False
         self._failures = 0
@@ -52,7 +63,7 @@ class WarmPool:
                                         daemon=True)
         self._thread.start()
 
-    def take(self) -> Any:
+    def take(self) -> BoxT:
         """A ready sandbox (warm when the pool has one, else started now)."""
         while True:
             with self._cond:

@@ -162,7 +162,7 @@ class Job:
         for fd in self._child_ends:
             os.close(fd)
         self._child_ends = []
-        if self.stdin is not None:
+        if self.stdin is not None and self.proc.stdin is not None:  # a pipe when stdin is set
             self._feeds[self.proc.stdin.fileno()] = self.stdin
 
     def abandon(self) -> None:
@@ -178,9 +178,11 @@ class Job:
         its group, drain what is still coming for a moment and reap it. Output past ``limit``
         bytes (stdout and stderr together) is counted and dropped."""
         proc = self.proc
+        stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+        assert stdout is not None and stderr is not None  # start() pipes both
         start = time.monotonic()
         sel = selectors.DefaultSelector()
-        bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+        bufs = {stdout.fileno(): bytearray(), stderr.fileno(): bytearray()}
         open_reads = set(bufs)
         side = bytearray()
         if self._side_r is not None:
@@ -200,13 +202,13 @@ class Job:
         except (AttributeError, OSError):
             pidfd = None
 
-        stdin_fd = proc.stdin.fileno() if proc.stdin is not None else None
-        out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+        stdin_fd = stdin.fileno() if stdin is not None else None
+        out_fd, err_fd = stdout.fileno(), stderr.fileno()
 
         def close_feed(fd: int) -> None:
             sel.unregister(fd)
-            if fd == stdin_fd:
-                proc.stdin.close()  # the file object owns this fd
+            if stdin is not None and fd == stdin_fd:
+                stdin.close()  # the file object owns this fd
             else:
                 os.close(fd)
             feeds.pop(fd, None)
@@ -368,7 +370,8 @@ class Runner:
         op = req.get("op")
         if op == "ping":
             return {"pong": True, "pid": os.getpid()}
-        handler = {"run": self.run, "script": self.script}.get(op)
+        # An op that is not a string (a list, say) is unknown too, not a crash of the runner.
+        handler = {"run": self.run, "script": self.script}.get(op) if isinstance(op, str) else None
         if handler is None:
             return {"error": f"unknown op {op!r}"}
         try:

@@ -58,6 +58,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentgym.sandbox import Backend, Limits, Sandbox
 from agentgym.sandbox.base_image import harness_source
 
 from .task import Task
@@ -535,7 +536,7 @@ def judge_count(result: JUnitResult, declared: int | None) -> JUnitResult:
                        f"declares {declared}")
 
 
-def verify(backend: Any, task: Task, image: str, agent_sandbox: Any) -> Verdict:
+def verify(backend: Backend, task: Task, image: str, agent_sandbox: Sandbox) -> Verdict:
     """Score the agent's artifacts with the hidden tests, in a clean container (see above).
 
     ``backend`` is an :mod:`agentgym.sandbox` backend, ``image`` the task image it prepared,
@@ -606,7 +607,7 @@ def verify(backend: Any, task: Task, image: str, agent_sandbox: Any) -> Verdict:
             box.close()
 
 
-def _read(box: Any, path: str) -> bytes | None:
+def _read(box: Sandbox, path: str) -> bytes | None:
     from agentgym.sandbox import SandboxError
 
     try:
@@ -615,7 +616,7 @@ def _read(box: Any, path: str) -> bytes | None:
         return None
 
 
-def _verifier_limits(task: Task) -> Any:
+def _verifier_limits(task: Task) -> Limits:
     from dataclasses import replace
 
     # Never networked, whatever the task allows the agent; the timeout is the verifier's.
@@ -623,7 +624,7 @@ def _verifier_limits(task: Task) -> Any:
 
 
 # ---------------------------------------------------------------------- milestones
-def milestone_results(sandbox: Any, scripts: Sequence[str], *,
+def milestone_results(sandbox: Sandbox, scripts: Sequence[str], *,
                       timeout_s: float = 5.0) -> list[bool]:
     """Which milestones hold in the live ``sandbox``: each script through
     ``sandbox.run_check`` (Docker: uid 1001, neither root nor the agent; every process it
@@ -642,7 +643,7 @@ def milestone_results(sandbox: Any, scripts: Sequence[str], *,
     return held
 
 
-def milestone_share(sandbox: Any, task: Task | Sequence[str]) -> float:
+def milestone_share(sandbox: Sandbox, task: Task | Sequence[str]) -> float:
     """The share of the task's milestones that hold in ``sandbox`` (0.0 without milestones).
 
     ``task`` is a :class:`Task` or the milestone scripts' texts.

@@ -12,14 +12,10 @@ import tarfile
 import pytest
 
 from agentgym.sandbox import Limits, make_backend
-from agentgym.sandbox.docker_backend import (
-    _HEADER,
-    DockerSandbox,
-    SandboxError,
-    _FrameBuffer,
-    container_options,
-    tar_is_complete,
-)
+from agentgym.sandbox.channel import HEADER, FrameBuffer
+from agentgym.sandbox.docker_backend import container_options
+from agentgym.sandbox.docker_sandbox import DockerSandbox, tar_is_complete
+from agentgym.sandbox.errors import SandboxError
 from agentgym.sandbox.images import context_hash
 from agentgym.sandbox.result import decode_output, error_result
 
@@ -70,14 +66,14 @@ def test_container_options_lock_the_container_down():
 
 
 def test_frame_buffer_splits_streams_and_lines():
-    buf = _FrameBuffer()
-    data = (_HEADER.pack(1, 6) + b'{"a":1' + _HEADER.pack(2, 3) + b"err"
-            + _HEADER.pack(1, 2) + b"}\n")
+    buf = FrameBuffer()
+    data = (HEADER.pack(1, 6) + b'{"a":1' + HEADER.pack(2, 3) + b"err"
+            + HEADER.pack(1, 2) + b"}\n")
     for i in range(len(data)):  # one byte at a time: frames may be cut anywhere
         buf.feed(data[i:i + 1])
     assert buf.line() == b'{"a":1}' and buf.line() is None and bytes(buf.stderr) == b"err"
-    capped = _FrameBuffer(keep_stdout=4)
-    capped.feed(_HEADER.pack(1, 5) + b"12345")
+    capped = FrameBuffer(keep_stdout=4)
+    capped.feed(HEADER.pack(1, 5) + b"12345")
     assert capped.overflow and not capped.stdout
 
 
@@ -143,7 +139,8 @@ def test_make_backend_refuses_unknown_names():
 
 
 @pytest.mark.parametrize("module", ["limits", "result", "pool", "images", "base_image", "runner",
-                                    "docker_backend"])
+                                    "errors", "policy", "protocols", "channel", "docker_client",
+                                    "docker_cleanup", "docker_sandbox", "docker_backend"])
 def test_docstring_examples(module):
     mod = importlib.import_module(f"agentgym.sandbox.{module}")
     failures, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from agentgym.sandbox.docker_backend import runner_source
+from agentgym.sandbox.policy import runner_source
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -76,3 +76,12 @@ def test_stdin_scripts_and_bad_requests(runner):
     assert "unknown op" in ask(op="nope")["error"]
     assert "bad request" in ask(op="run")["error"]
     assert ask(op="ping")["pong"]
+
+
+def test_a_malformed_op_is_an_error_answer_not_a_dead_runner(runner):
+    ask, home = runner
+    # An unhashable op used to raise TypeError outside the runner's guard and end it.
+    assert ask(op=["run"], cmd="true")["error"] == "unknown op ['run']"
+    assert ask(op=None)["error"] == "unknown op None"
+    assert ask(op="run", cmd="echo still here", cwd=str(home), timeout=5,
+               limit=100)["stdout"] == b"still here\n"
