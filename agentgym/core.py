@@ -15,7 +15,11 @@ rules:
 * action extraction (``<action>...</action>`` or the bare text) and the rule that no action
   string ever raises out of :meth:`step`;
 * snapshots (:meth:`get_state` / :meth:`set_state`) as JSON bytes that carry the episode's
-  config and seed, and oracle scoring (:meth:`score_actions`) that never changes the state.
+  config and seed, and oracle scoring (:meth:`score_actions`) that never changes the state;
+* potential-based shaping, for a family that declares a potential
+  (:meth:`TextEnv._shaping_potential`): the process reward ``gamma * phi(s') - phi(s)``
+  (:func:`shaping`) and its end rule, the last potential counts as the outcome
+  (:func:`settle`).
 
 A family subclasses it and fills in the ``_hooks``::
 
@@ -53,6 +57,8 @@ __all__ = [
     "TextEnv",
     "check_range",
     "check_seed",
+    "settle",
+    "shaping",
 ]
 
 
@@ -67,6 +73,9 @@ class Outcome:
     ``terminated`` means the game itself ended (solved, lost, bought); a family never sets
     ``truncated`` for its step budget, which :class:`TextEnv` owns, but may for another limit
     outside the game, naming it in ``truncated_by`` (``info["truncated_by"]`` then says so).
+    Once the episode has ended, :class:`TextEnv` sets ``truncated_by`` to why it was truncated
+    (``"max_steps"``, ``"max_invalid"`` or the family's reason; ``""`` when it terminated)
+    before calling ``_on_end``, so a family reads it there instead of re-deriving it.
     ``valid=False`` (with ``error``) lets ``_apply`` refuse a move that only the game's state
     could judge; it is then handled exactly like a parse error. ``info`` holds family extras and
     may not use a contract key.
@@ -132,6 +141,37 @@ def check_seed(seed: Any) -> int | None:
     return int(seed)
 
 
+def shaping(gamma: float, before: float, after: float) -> float:
+    """Potential-based shaping (Ng et al., 1999) of one step: ``gamma * phi(s') - phi(s)``.
+
+    It cannot change which policy is optimal, and with ``gamma = 1`` an episode's shaping
+    rewards telescope to ``phi(s_T) - phi(s_0)``, so no loop can farm them.
+
+    >>> shaping(1.0, 0.25, 0.75), shaping(0.5, 0.25, 0.25)
+    (0.5, -0.125)
+    """
+    return gamma * after - before
+
+
+def settle(gamma: float, last: float, outcome: float) -> float:
+    """The end rule of :class:`TextEnv`'s shaping: what the step that ends an episode adds so
+    that the last state's potential counts as the episode's **outcome**.
+
+    Whatever ended the episode (solved, lost, bought, submitted, out of steps or of valid
+    actions), ``gamma * (outcome - phi(s_T))`` turns that step's ``gamma * phi(s_T) - phi``
+    into ``gamma * outcome - phi``; with ``gamma = 1`` the process rewards of any episode then
+    sum to ``outcome - phi(s_0)``. It is 0 where the last potential already is the outcome
+    (a solved Household task: both 1; a WebShop purchase or a Terminal submit: both the
+    score), and it ends an unfinished episode whose outcome is 0 (WebShop unbought,
+    Household unsolved, Terminal unsubmitted) at potential 0, or at whatever outcome a
+    family's ``_on_end`` gives unfinished work.
+
+    >>> settle(1.0, 0.75, 0.0), settle(1.0, 0.75, 1.0), settle(0.9, 1.0, 1.0)
+    (-0.75, 0.25, 0.0)
+    """
+    return gamma * (outcome - last)
+
+
 class TextEnv(gym.Env[str, str]):
     """Base class for text environments with verifiable process and outcome rewards.
 
@@ -146,7 +186,11 @@ class TextEnv(gym.Env[str, str]):
     * ``_state_dict() -> dict`` / ``_load_state_dict(d)``: JSON-able snapshot of the episode;
     * optionally ``_reject(error) -> Outcome`` (state changes and extras of an invalid
       action, before the uniform penalty), ``_score(move, snapshot) -> float`` (a fast
-      oracle), ``oracle_actions()`` and ``_reset_info() -> dict``.
+      oracle), ``oracle_actions()``, ``_reset_info() -> dict``, ``_on_end(out)`` (told why
+      in ``out.truncated_by``) and ``_shaping_potential() -> float | None`` (a potential:
+      the base then adds ``gamma * phi(s') - phi(s)`` to every step's process reward, and at
+      the end settles the last potential to the outcome, see :func:`settle`; ``gamma`` is
+      the env's :attr:`gamma`).
 
     The contract kwargs every env accepts (families choose the defaults):
 
@@ -180,6 +224,9 @@ class TextEnv(gym.Env[str, str]):
     #: The env's declared config (:mod:`agentgym.config`): its kwargs' types, bounds, defaults,
     #: descriptions and scopes. A family declares its own subclass of TextEnvConfig.
     config_model: ClassVar[type[TextEnvConfig]] = TextEnvConfig
+    #: The discount of the shaping reward, read only where the family declares a potential
+    #: (:meth:`_shaping_potential`); such a family declares ``gamma`` in its config and sets it.
+    gamma: float = 1.0
 
     def __init__(
         self,
@@ -259,14 +306,14 @@ class TextEnv(gym.Env[str, str]):
             return self._observe(), 0.0, terminated, truncated, info
 
         move, error = self._interpret(action)
-        out, truncated_by = self._resolve(move, error)
+        out = self._resolve(move, error)
         if not self.score_process:
             out.process = 0.0
         components = self._components(out)
         reward = combine_rewards(components, self.reward_mode)
         info = self._info(out, components=components)
-        if truncated_by:
-            info["truncated_by"] = truncated_by
+        if out.truncated_by:
+            info["truncated_by"] = out.truncated_by
         return self._observe(), reward, out.terminated, out.truncated, info
 
     def render(self) -> str | None:
@@ -375,7 +422,7 @@ class TextEnv(gym.Env[str, str]):
         for action in actions:
             move, error = self._interpret(action)
             if move is None:
-                scores.append(float(self._resolve(None, error)[0].process))
+                scores.append(float(self._resolve(None, error).process))
                 self.set_state(snapshot)
             else:
                 scores.append(float(self._score(move, snapshot)))
@@ -463,9 +510,23 @@ class TextEnv(gym.Env[str, str]):
     def _on_end(self, out: Outcome) -> None:
         """Called once when the episode ends (terminated or truncated), before observing.
 
-        Families whose observation says why the game ended, or whose reward at a truncation
-        differs, adjust their state or ``out`` here.
+        ``out.truncated_by`` already says why a truncated episode ended (``"max_steps"``,
+        ``"max_invalid"`` or the family's own reason). Families whose observation says why the
+        game ended, or whose outcome at a truncation differs (a family that grades unfinished
+        work sets ``out.outcome`` here), adjust their state or ``out`` here; the shaping's end
+        rule reads ``out.outcome`` afterwards.
         """
+
+    def _shaping_potential(self) -> float | None:
+        """The shaping potential ``phi`` of the current state, or None: no shaping (default).
+
+        A family that returns a number gets potential-based shaping from the base class: every
+        step's process reward gains ``gamma * phi(s') - phi(s)`` (phi read before and after
+        ``_apply`` / ``_reject``), and the step that ends the episode settles the last
+        potential to the outcome (:func:`settle`). It is only read while ``score_process``
+        is on (the process reward is 0 otherwise), and the audit's shaping check reads it.
+        """
+        return None
 
     def _state_dict(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -477,20 +538,22 @@ class TextEnv(gym.Env[str, str]):
         """Oracle score of a legal move; the default applies it and restores ``snapshot``."""
         scoring, self.score_process = self.score_process, True
         try:
-            return self._resolve(move, "")[0].process
+            return self._resolve(move, "").process
         finally:
             self.score_process = scoring
             self.set_state(snapshot)
 
     # ------------------------------------------------------------------ helpers
-    def _resolve(self, move: Any, error: str) -> tuple[Outcome, str]:
-        """One step's rules: the family's verdict, then the uniform invalid-action policy and
-        the step budget. Returns the outcome and why it was truncated ("" if it was not).
+    def _resolve(self, move: Any, error: str) -> Outcome:
+        """One step's rules: the family's verdict, the declared shaping, then the uniform
+        invalid-action policy and the step budget. ``out.truncated_by`` says why the step
+        truncated ("" if it did not).
 
         Used by :meth:`step` and, on a snapshot it restores, by :meth:`score_actions`, so a
         scored action gets exactly the process reward its step would.
         """
         self._steps += 1
+        before = self._shaping_potential() if self.score_process else None
         if move is None:
             out = self._reject(error)
             out.valid, out.error = False, error
@@ -503,6 +566,10 @@ class TextEnv(gym.Env[str, str]):
                 out = self._reject(refused.error)
                 out.valid, out.error = False, refused.error or "the move was refused"
                 out.info = {**refused.info, **out.info}
+        after = 0.0
+        if before is not None:
+            after = self._shaping_potential()
+            out.process += shaping(self.gamma, before, after)
         if not out.valid:
             self._invalid += 1
             out.process += self.invalid_penalty
@@ -516,10 +583,15 @@ class TextEnv(gym.Env[str, str]):
         elif self._steps >= self.max_steps:
             truncated_by = "max_steps"
         out.truncated = bool(truncated_by)
+        out.truncated_by = truncated_by
         if out.terminated or out.truncated:
             self._ended = (out.terminated, out.truncated)
             self._on_end(out)
-        return out, truncated_by
+            if before is not None and out.outcome != after:
+                # The end rule, after _on_end (which may grade the work) and after the invalid
+                # penalty, the order the families always added it in: rewards repeat bit for bit.
+                out.process += settle(self.gamma, after, out.outcome)
+        return out
 
     def _interpret(self, action: Any) -> tuple[Any, str]:
         if not isinstance(action, str):

@@ -395,3 +395,139 @@ def test_a_crafted_snapshot_is_one_valueerror_and_leaves_no_episode(changes, wor
     env.reset(seed=3)
     env.set_state(_forged(env, steps=100, invalid=3))  # the limits themselves load
     assert env.steps_left == 0
+
+
+# ---------------------------------------------------------------- shaping and why it ended
+class ShapedWalk(Walk):
+    """Walk with the shaping declared to the base: phi = 1 - |pos| / 10 (1 at the goal), and
+    a family process part of its own (+0.25 a valid step) the shaping is added to."""
+
+    def __init__(self, gamma: float = 1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.gamma = gamma
+        self.reads = 0  # potentials read: none while process scoring is off
+        self.ends: list[tuple[bool, str]] = []  # (truncated, truncated_by) seen in _on_end
+
+    def _shaping_potential(self):
+        self.reads += 1
+        return 1.0 - abs(self.pos) / 10
+
+    def _apply(self, move):
+        out = super()._apply(move)
+        out.process = 0.25
+        return out
+
+    def _on_end(self, out):
+        self.ends.append((out.truncated, out.truncated_by))
+
+
+def test_shaping_and_settle_hand_values():
+    from agentgym.core import settle, shaping
+
+    assert shaping(1.0, 0.25, 0.75) == 0.5 and shaping(0.5, 0.5, 0.5) == -0.25
+    assert settle(1.0, 0.75, 0.0) == -0.75 and settle(0.5, 0.5, 1.0) == 0.25
+    assert settle(0.9, 1.0, 1.0) == 0.0
+
+
+def test_the_base_applies_a_declared_potential_and_its_end_rule():
+    env = ShapedWalk(gamma=0.5, max_steps=3)
+    env.reset(seed=0)
+    start = env.pos
+    _, _, _, _, info = env.step("inc")  # away from 0: phi 1 - (start + 1) / 10
+    phi0, phi1 = 1 - start / 10, 1 - (start + 1) / 10
+    assert info["reward_components"]["process"] == 0.25 + (0.5 * phi1 - phi0)
+    _, _, _, _, info = env.step("nonsense")  # invalid: the state and phi unchanged
+    assert info["reward_components"]["process"] == (0.5 * phi1 - phi1) - 0.5
+    _, _, terminated, truncated, info = env.step("dec")  # the budget's last step: phi -> 0
+    assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_steps")
+    assert info["reward_components"]["process"] == 0.25 + (0.5 * phi0 - phi1) + 0.5 * (0 - phi0)
+    assert env.ends == [(True, "max_steps")]
+
+
+def test_shaping_telescopes_to_the_outcome_whatever_ends_the_episode():
+    for seed, actions, ending in [
+        (0, ["dec"] * 4, "solved"),
+        (0, ["inc", "dec", "inc"], "max_steps"),
+        (0, ["inc", "x", "x", "x"], "max_invalid"),
+    ]:
+        env = ShapedWalk(max_steps=len(actions) if ending == "max_steps" else 50)
+        env.reset(seed=seed)
+        phi0 = 1 - env.pos / 10
+        total, info = 0.0, {}
+        for action in actions:
+            _, _, terminated, truncated, info = env.step(action)
+            total += info["reward_components"]["process"]
+            if terminated or truncated:
+                break
+        assert terminated or truncated, ending
+        valid = sum(a in ("inc", "dec") for a in actions[: env.steps])
+        # less the family's own part and the penalties: the shaping alone
+        paid = total - 0.25 * valid - env.invalid_actions * env.invalid_penalty
+        assert paid == pytest.approx(info["reward_components"]["outcome"] - phi0), ending
+        assert env.ends[-1] == (truncated, info.get("truncated_by", "")), ending
+
+
+def test_a_potential_is_not_read_while_process_scoring_is_off():
+    env = ShapedWalk(score_process=False)
+    env.reset(seed=0)
+    env.step("inc")
+    env.step("x")
+    assert env.reads == 0
+    scored = ShapedWalk()
+    scored.reset(seed=0)
+    assert scored.score_actions(["inc", "x"]) == [scored.step("inc")[4]["reward_components"][
+        "process"], pytest.approx(-0.5)]
+
+
+def test_score_actions_pays_the_end_rule_on_the_last_budgeted_step():
+    env = ShapedWalk(max_steps=2)
+    env.reset(seed=1)
+    env.step("inc")
+    scores = env.score_actions(["inc", "dec", "x"])
+    for action, score in zip(["inc", "dec", "x"], scores, strict=True):
+        snapshot = env.get_state()
+        assert env.step(action)[4]["reward_components"]["process"] == score, action
+        env.set_state(snapshot)
+
+
+def test_on_end_reads_why_the_episode_was_truncated():
+    class FamilyLimit(ShapedWalk):
+        def _apply(self, move):
+            out = super()._apply(move)
+            out.truncated, out.truncated_by = move == "dec", "out_of_fuel"
+            return out
+
+    for make, actions, why in [
+        (lambda: ShapedWalk(max_steps=1), ["inc"], "max_steps"),
+        (lambda: ShapedWalk(max_invalid=1), ["x"], "max_invalid"),
+        (lambda: FamilyLimit(), ["dec"], "out_of_fuel"),
+        (lambda: ShapedWalk(), ["dec"] * 5, ""),  # solved: terminated, no reason
+    ]:
+        env = make()
+        env.reset(seed=0)
+        for action in actions:
+            *_, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        assert env.ends == [(bool(why), why)], why
+        assert info.get("truncated_by", "") == why
+
+
+def test_the_audit_checks_shaping_against_the_declared_hook():
+    from agentgym.agents import make_agent
+    from agentgym.audit.episodes import play_episode
+    from agentgym.audit.spec import AuditSpec
+
+    class PureShaping(ShapedWalk):
+        def _apply(self, move):
+            out = Walk._apply(self, move)
+            out.process = 0.0  # the shaping alone: a potential by construction
+            return out
+
+    spec = AuditSpec()  # declares no potential: the audit reads the env's hook
+    for env, errors in [(PureShaping(gamma=0.9, max_steps=4), False),
+                        (ShapedWalk(gamma=0.9, max_steps=4), True)]:  # +0.25 a step: not one
+        ep = play_episode(env, make_agent("random"), 0, spec, after_end=False)
+        assert not ep.error and len(ep.potentials) == len(ep.process) + 1
+        assert ep.potentials[-1] == ep.outcome  # the end rule: the last potential is it
+        assert bool(ep.shaping_errors()) is errors

@@ -18,7 +18,7 @@ from agentgym.audit.policies import INVALID_ACTION
 from agentgym.audit.spec import AuditSpec
 from agentgym.core import CONTRACT_INFO_KEYS
 
-__all__ = ["Episode", "play_episode", "replay_matches"]
+__all__ = ["Episode", "env_shaping_potential", "play_episode", "replay_matches"]
 
 #: Largest difference two rewards may have and still count as equal (float round-off).
 EPSILON = 1e-6
@@ -65,6 +65,14 @@ class Episode:
         return errors
 
 
+def env_shaping_potential(env: Any) -> bool:
+    """Whether ``env`` declares its shaping potential to :class:`~agentgym.core.TextEnv`
+    (``_shaping_potential()`` is a number, with process scoring on): the audit then checks the
+    shaping against it where the family's spec declares none."""
+    hook = getattr(env, "_shaping_potential", None)
+    return bool(getattr(env, "score_process", False)) and callable(hook) and hook() is not None
+
+
 def play_episode(
     env: Any,
     agent: Agent,
@@ -88,9 +96,15 @@ def play_episode(
         obs, info = env.reset(seed=seed)
         agent.reset(env, seed=seed)
         ep.early_keys |= set(info)
+        # The spec's potential, else the env's own (TextEnv's hook, whose end rule counts the
+        # last potential as the outcome) with the env's gamma.
+        own = spec.potential is None and env_shaping_potential(env)
         if spec.potential is not None:
             ep.gamma = float(spec.gamma(env))
             ep.potentials.append(float(spec.potential(env)))
+        elif own:
+            ep.gamma = float(env.gamma)
+            ep.potentials.append(float(env._shaping_potential()))
         script = iter(actions) if actions is not None else None
         while True:
             action = agent.act(obs, info) if script is None else next(script, INVALID_ACTION)
@@ -102,6 +116,10 @@ def play_episode(
             ep.valid.append(bool(info["valid_action"]))
             if spec.potential is not None:
                 ep.potentials.append(float(spec.potential(env)))
+            elif own:  # the end rule: the last potential is the outcome
+                ended = terminated or truncated
+                ep.potentials.append(float(info["reward_components"]["outcome"]) if ended
+                                     else float(env._shaping_potential()))
             if scored is not None and not math.isclose(
                 scored, ep.process[-1], rel_tol=0.0, abs_tol=EPSILON
             ):

@@ -6,8 +6,9 @@ The verdicts, each a row of the report:
   the audited seeds reaches the honest reference's (within :data:`EPSILON`) while its success
   rate is lower or its mean outcome is lower by more than :data:`EPSILON`. Ties are fine: a
   policy that earns the reference's return *and* succeeds as often is just another solver.
-* **shaping identity**: where the family declares a potential, each step's process reward
-  less the invalid penalty is ``gamma * phi(after) - phi(before)``.
+* **shaping identity**: where the family declares a potential (in its spec, or to
+  :class:`~agentgym.core.TextEnv` as ``_shaping_potential``), each step's process reward less the
+  invalid penalty is ``gamma * phi(after) - phi(before)``.
 * **success means outcome**: every successful episode's outcome is at least the declared
   threshold.
 * **info keys**: no key outside the contract's and the declared public ones appears in
@@ -231,7 +232,7 @@ def _checks(spec: AuditSpec, declared: bool, played: list[Episode],
                     "no AuditSpec is registered for this id: only the generic policies ran "
                     "(register one with agentgym.audit.register_audit)"))
 
-    if spec.potential is None:
+    if not any(ep.potentials for ep in played):  # neither the spec nor the env declares one
         rows.append(Row("shaping identity", "check", "n/a", detail="no potential declared"))
     else:
         errors = [err for ep in played if not ep.error for err in ep.shaping_errors()]

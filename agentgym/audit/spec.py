@@ -41,7 +41,10 @@ class AuditSpec:
       ``success_note`` says why, where the threshold is not simply "the task's full outcome".
     * ``potential`` / ``gamma``: declared potential-based shaping. Every step's process
       reward, less the invalid penalty, must equal ``gamma(env) * potential(after) -
-      potential(before)``.
+      potential(before)``. Left ``None``, the audit reads the env's own shaping hook where
+      it declares one (:meth:`agentgym.core.TextEnv._shaping_potential`, with the env's ``gamma``
+      and the base's end rule: the last potential is the outcome), which is how WebShop,
+      Household and Terminal declare theirs.
     * ``templates``: action forms with ``{}`` where the grammar takes a free argument
       (``"offer({})"``, ``"<answer>{}</answer>"``); the extreme-argument and info-peeking
       policies fill them.

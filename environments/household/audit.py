@@ -1,8 +1,9 @@
 """What ``agentgym audit agentgym/Household-v0`` reads: its :class:`~agentgym.audit.AuditSpec`.
 
-The process reward is potential-based shaping on the goal's milestones (:mod:`.env`), so
-:func:`potential` declares it and the audit checks every step against it; :mod:`.exploits`
-holds the milestone cyclers it plays.
+The process reward is potential-based shaping on the goal's milestones, declared to
+:class:`~agentgym.core.TextEnv` (``HouseholdEnv._shaping_potential``), so the audit checks
+every step against that hook and its end rule; :mod:`.exploits` holds the milestone cyclers
+it plays.
 
 >>> from agentgym.audit import audit_spec
 >>> sorted(audit_spec("agentgym/Household-v0").exploits)[:3]
@@ -11,23 +12,11 @@ holds the milestone cyclers it plays.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentgym.audit import AuditSpec, register_audit
 
 from .exploits import EXPLOITS
-from .tasks import goal_holds
 
-__all__ = ["SPEC", "potential"]
-
-
-def potential(env: Any) -> float:
-    """``phi``: the share of the goal's milestones that hold, 1 once the goal holds, and 0
-    once the episode has ended unsolved (the env's terminal rule: a truncated episode's last
-    state counts 0, whichever limit cut it). gamma is the env's ``gamma``."""
-    if env.is_over and not goal_holds(env.scene, env.state, env.task):
-        return 0.0
-    return env._phi(env.state)
+__all__ = ["SPEC"]
 
 
 SPEC = AuditSpec(
@@ -50,8 +39,6 @@ SPEC = AuditSpec(
     }),
     # success is "the goal holds", the step that pays outcome 1.0
     success_threshold=1.0,
-    potential=potential,
-    gamma=lambda env: env.gamma,
     # Commands are exact strings whose free parts are the numbers and names of receptacles
     # and objects: the extremes must all be invalid, never a command. (Two forms: every
     # invalid command costs a closest-match hint, ~2 ms, on every step of the extremes.)

@@ -12,10 +12,12 @@ Rewards:
 * outcome 1.0 on the step the goal holds (the episode then terminates), else 0.0;
 * process ``gamma * phi(s') - phi(s)``, potential-based shaping (Ng et al., 1999) with
   ``phi`` the share of the goal's milestones satisfied (:func:`.tasks.progress`: found,
-  held, transformed, placed), so it cannot change which policy is optimal. ``phi`` of a
-  solved state is 1; a truncated episode's last state counts 0, so with ``gamma = 1`` the
-  process rewards of any episode sum to ``success - phi(s_0)`` = ``success``. An invalid
-  command changes nothing: ``(gamma - 1) * phi(s)`` plus ``invalid_penalty``.
+  held, transformed, placed), so it cannot change which policy is optimal. The env declares
+  ``phi`` (``_shaping_potential``) and :class:`~agentgym.core.TextEnv` applies it with its end rule
+  (the last potential counts as the outcome): ``phi`` of a solved state is 1; a truncated
+  episode's last state counts 0, so with ``gamma = 1`` the process rewards of any episode
+  sum to ``success - phi(s_0)`` = ``success``. An invalid command changes nothing:
+  ``gamma * phi(s) - phi(s)`` plus ``invalid_penalty``.
 
 Invalid commands (naming something that is not there, the wrong case or spacing, 100 KB of
 text) answer "Nothing happens.", leave the state alone and say in ``info["action_error"]``
@@ -49,7 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import Outcome, TextEnv
+from agentgym.core import Outcome, TextEnv, settle, shaping
 
 from .config import HouseholdConfig
 from .generator import Episode, generate
@@ -187,39 +189,36 @@ class HouseholdEnv(TextEnv):
     def _reset_info(self) -> dict[str, Any]:
         return self._extras()
 
+    def _shaping_potential(self) -> float:
+        # TextEnv applies gamma * phi(s') - phi(s) and counts the last potential as the
+        # outcome (1 solved, 0 unsolved), whatever limit cut the episode.
+        return self._phi(self.state)
+
     def _apply(self, move: Action) -> Outcome:
-        before = self.state
-        self.state, self.feedback = apply(self.scene, before, move)
+        self.state, self.feedback = apply(self.scene, self.state, move)
         self._commands = None
         solved = goal_holds(self.scene, self.state, self.task)
-        process = 0.0
-        if self.score_process:
-            process = self.gamma * self._phi(self.state) - self._phi(before)
         if solved:
             self.feedback += " You have completed the task."
-        return Outcome(process=process, outcome=1.0 if solved else 0.0, terminated=solved,
-                       success=solved, info=self._extras())
+        return Outcome(outcome=1.0 if solved else 0.0, terminated=solved, success=solved,
+                       info=self._extras())
 
     def _reject(self, error: str) -> Outcome:
         self.feedback = "Nothing happens."
-        process = (self.gamma - 1.0) * self._phi(self.state) if self.score_process else 0.0
-        return Outcome(process=process, info=self._extras())
+        return Outcome(info=self._extras())
 
     def _on_end(self, out: Outcome) -> None:
         if out.truncated:
-            # The episode's last potential counts 0, so its shaping rewards telescope to
-            # success - phi(s_0) whatever the limit that cut it (Ng et al.'s terminal rule).
-            if self.score_process:
-                out.process -= self.gamma * self._phi(self.state)
             self.feedback += " The episode is over: the task was not completed."
 
     def _score(self, move: Action, snapshot: bytes) -> float:
-        # Exactly what _resolve would give a legal move, without a snapshot round trip.
+        # Exactly what _resolve would give a legal move (the base's shaping and end rule),
+        # without a snapshot round trip.
         after, _ = apply(self.scene, self.state, move)
-        solved = goal_holds(self.scene, after, self.task)
-        process = self.gamma * self._phi(after) - self._phi(self.state)
-        if not solved and self.steps + 1 >= self.max_steps:
-            process -= self.gamma * self._phi(after)
+        phi = self._phi(after)
+        process = shaping(self.gamma, self._phi(self.state), phi)
+        if not goal_holds(self.scene, after, self.task) and self.steps + 1 >= self.max_steps:
+            process += settle(self.gamma, phi, 0.0)
         return process
 
     def oracle_actions(self) -> list[str]:

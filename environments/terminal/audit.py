@@ -3,8 +3,9 @@
 The audit needs Docker (:func:`needs` says why not where no daemon answers or the base image
 is missing): the verifier's guarantees are the Docker backend's, and the audit plays the
 forgeries of :mod:`.exploits` against them. The process reward is potential-based shaping on
-the task's milestones, settled to the verifier's verdict at the end (:class:`.env.TerminalEnv`),
-declared as :func:`potential`.
+the task's milestones, settled to the outcome at the end (the verdict on submit, 0 when the
+episode is cut before it), declared to :class:`~agentgym.core.TextEnv`
+(``TerminalEnv._shaping_potential``), so the audit checks every step against that hook.
 
 >>> from agentgym.audit import audit_spec
 >>> "fake-junit" in audit_spec("agentgym/Terminal-v0").exploits
@@ -19,15 +20,7 @@ from agentgym.audit import AuditSpec, register_audit
 
 from .exploits import EXPLOITS
 
-__all__ = ["SPEC", "needs", "potential"]
-
-
-def potential(env: Any) -> float:
-    """``phi``: the share of the task's milestones holding after the last command, and the
-    verifier's reward once the episode has ended (submitted or truncated: both run the hidden
-    tests). gamma is the env's ``gamma``. The env keeps it as ``_phi``; the audit checks every
-    step's process reward against its difference."""
-    return float(env._phi)
+__all__ = ["SPEC", "needs"]
 
 
 def needs(kwargs: dict[str, Any] | None = None) -> str:
@@ -62,8 +55,6 @@ SPEC = AuditSpec(
     # success is "every hidden test passed" on submit, the step whose outcome (the share
     # passed) is 1.0
     success_threshold=1.0,
-    potential=potential,
-    gamma=lambda env: env.gamma,
     # Any non-empty text is a shell command: the grammar has no numeric or enumerated slot,
     # so no extreme-argument forms (each would only be a command not found, and every scored
     # command replays the episode in a fresh container).

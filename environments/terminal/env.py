@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agentgym.core import TEXT_CHARSET, Outcome, TextEnv
+from agentgym.core import TEXT_CHARSET, Outcome, TextEnv, settle, shaping
 from agentgym.draws import below
 
 from .agents import SUBMIT, plausible_commands, solve_command
@@ -38,8 +38,8 @@ RULES = (
     "variables do not, and a command that runs too long is killed. You then see its stdout, "
     "stderr, exit code, the working directory and the steps left; long output is cut with a "
     "visible marker. When the task is done, answer <action>submit</action>: hidden tests then "
-    "check your work (they also run when the steps run out). The reward is the share of "
-    "hidden tests that pass."
+    "check your work, and the reward is the share of them that pass. Work that is never "
+    "submitted (the steps or the valid actions run out first) earns nothing."
 )
 
 # (image, milestone texts) -> share holding in a fresh sandbox; image -> files it starts with.
@@ -94,26 +94,33 @@ class TerminalEnv(TextEnv):
     case). A command runs as the non-root ``agent`` user with the task's per-command timeout;
     its whole process group is killed at the timeout.
 
-    Rewards (``gamma * phi(s') - phi(s)``, the WebShop rule of
-    :mod:`agentgym.environments.webshop.reward`):
+    Rewards (``gamma * phi(s') - phi(s)``, the potential-based shaping that
+    :class:`~agentgym.core.TextEnv` applies to the potential the env declares):
 
     * ``phi`` is the share of the task's hidden milestones (``milestones/*.sh``) that hold,
       checked after each command as uid 1001 (neither root nor the agent; the script on
       stdin, never a file in the container; what it starts is killed); at the end of an
-      episode ``phi(s_T)`` is the outcome. The process rewards of an episode therefore add
-      up to ``gamma``-discounted ``outcome - phi(s_0)`` and no loop can farm them; the
-      shaping cannot change the optimal policy.
-    * outcome: after ``submit``, or when the episode is truncated (out of steps or of invalid
-      actions), the verifier (:mod:`.verifier`) runs the hidden tests on the artifacts in a
-      clean container; the outcome is the share that passed. **Success** (only on
-      ``submit``) means all passed.
-    * an invalid action changes nothing: ``(gamma - 1) * phi`` (0 by default) plus
+      episode ``phi(s_T)`` is the outcome (the base's end rule). The process rewards of an
+      episode therefore add up to ``gamma``-discounted ``outcome - phi(s_0)`` and no loop can
+      farm them; the shaping cannot change the optimal policy.
+    * outcome: after ``submit`` the verifier (:mod:`.verifier`) runs the hidden tests on the
+      artifacts in a clean container; the outcome is the share that passed, and **success**
+      means all passed. An episode truncated before ``submit`` (out of steps or of invalid
+      actions) is not graded: its outcome is 0, like WebShop's unbought cart, so the
+      potential ends at 0 too. Why not grade it as a final submit would: the contract grants
+      success only to a terminated episode and the budget must truncate (the conformance
+      suite checks both), so a graded truncation paid the solver's return (2.0 on a solved
+      task) with no success, which ``agentgym audit`` flagged (greedy and repeat-best ran
+      the solution and never submitted). Paying unsubmitted work nothing makes success mean
+      the outcome and gives every policy a reason to submit; it also saves the verifier's
+      run (seconds) on every truncated episode.
+    * an invalid action changes nothing: ``gamma * phi - phi`` (0 by default) plus
       ``invalid_penalty``.
 
     ``info["reward_components"]`` has ``tests_passed``, ``tests_total`` (0 until the verifier
     ran) and ``milestones`` (the share holding after the step); ``info["verdict"]`` the
     verifier's summary (what it stripped, why a run scored 0, ``isolated``: whether the
-    agent's code ran apart from the tests, False under bubblewrap) on the last step.
+    agent's code ran apart from the tests, False under bubblewrap) on the submitting step.
 
     Costs: ``get_state`` is a JSON record (the task, the command history, the potential);
     ``set_state`` replays the history in a fresh sandbox (one warm container plus the time of
@@ -129,18 +136,22 @@ class TerminalEnv(TextEnv):
     Where the family departs from the games' habits (inherent to a shell): any non-empty
     text is a legal command (only an empty, oversized or NUL-carrying action is invalid);
     ``oracle_actions()`` is not among ``available_actions`` (listing the solution would hand
-    it to every agent); the oracle ends an episode in two steps.
+    it to every agent); the oracle ends an episode in two steps; nothing ends the episode
+    with a grade but ``submit``.
 
     >>> env = TerminalEnv(task="csv-column-sum")   # doctest: +SKIP
     >>> obs, info = env.reset(seed=0)              # doctest: +SKIP
     """
 
     verifier_name: ClassVar[str] = "terminal-hidden-tests"
-    verifier_version: ClassVar[str] = "1"
+    # 2: an episode cut before submit is not graded (outcome 0, the potential ends at 0).
+    verifier_version: ClassVar[str] = "2"
     rules: ClassVar[str] = RULES
     max_observation_length: ClassVar[int] = 32_768
     max_action_length: ClassVar[int] = 32_768
     blocking_io: ClassVar[bool] = True
+    #: A container each: the server caps these (``max_heavy_sessions``).
+    heavy_session: ClassVar[bool] = True
     config_model = TerminalConfig
 
     def __init__(
@@ -175,7 +186,7 @@ class TerminalEnv(TextEnv):
         self._sandbox: Any = None
         self._images: dict[str, str] = {}
         self._history: list[str] = []
-        self._phi = 0.0          # the shaping potential of the current state
+        self._phi = 0.0          # the shaping potential of the current state (_shaping_potential)
         self._share = 0.0        # the share of milestones holding after the last command
         self._verdict: Verdict | None = None
         self._obs = ""
@@ -333,15 +344,20 @@ class TerminalEnv(TextEnv):
             "milestones": self._share,
         }
 
+    def _shaping_potential(self) -> float:
+        # Kept up to date by _apply (the milestones after a command, the verdict on submit):
+        # TextEnv applies gamma * phi(s') - phi(s) and settles the last potential to the
+        # outcome (0 for an episode truncated before submit).
+        return self._phi
+
     def _apply(self, move: tuple[str, str]) -> Outcome:
         kind, command = move
         assert self.task is not None
         if kind == SUBMIT:
             verdict = self._verdict = self._verify(self._sandbox)
-            phi0, self._phi = self._phi, verdict.reward
+            self._phi = verdict.reward
             self._obs = self._cap(f"$ submit\n{self._verdict_text(verdict, 'Submitted')}")
             return Outcome(
-                process=self.gamma * verdict.reward - phi0,
                 outcome=verdict.reward,
                 terminated=True,
                 success=verdict.success,
@@ -350,13 +366,11 @@ class TerminalEnv(TextEnv):
             )
         result = self._run(self._sandbox, command)
         self._history.append(command)
-        phi0 = self._phi
         if self.score_process:
             self._share = self._milestones(self._sandbox)
         self._phi = self._share if self.score_process else 0.0
         self._obs = self._cap(self._result_text(command, result))
         return Outcome(
-            process=self.gamma * self._phi - phi0,
             parts=self._parts(),
             info={"task_id": self.task.id, "exit_code": result.exit_code, "cwd": result.cwd,
                   "timed_out": result.timed_out},
@@ -365,23 +379,17 @@ class TerminalEnv(TextEnv):
     def _reject(self, error: str) -> Outcome:
         assert self.task is not None
         self._obs = self._cap(f"Invalid action: {_text(error)}\nsteps left {self.steps_left}")
-        return Outcome(process=(self.gamma - 1.0) * self._phi, parts=self._parts(),
-                       info={"task_id": self.task.id})
+        return Outcome(parts=self._parts(), info={"task_id": self.task.id})
 
     def _on_end(self, out: Outcome) -> None:
         if not out.truncated:
             return
-        # Out of steps or of invalid actions: the work so far is still scored, and the
-        # potential ends at the outcome, so the episode's process rewards still telescope.
-        verdict = self._verdict = self._verify(self._sandbox)
-        out.outcome = verdict.reward
-        out.process += self.gamma * (verdict.reward - self._phi)
-        self._phi = verdict.reward
-        out.parts = self._parts()
-        out.info["verdict"] = verdict.to_dict()
-        why = ("Too many invalid actions" if self.invalid_actions >= self.max_invalid
+        # Cut before submit: nothing is graded and the outcome stays 0 (see the class
+        # docstring), so the base's end rule takes the potential back to 0.
+        why = ("Too many invalid actions" if out.truncated_by == "max_invalid"
                else "No steps left")
-        self._obs = self._cap(f"{self._obs}\n{self._verdict_text(verdict, why)}")
+        self._obs = self._cap(f"{self._obs}\n{why} before submit: the hidden tests did not "
+                              "run and the reward is 0. The episode is over.")
 
     def _verdict_text(self, verdict: Verdict, why: str) -> str:
         reason = f" ({_text(verdict.reason)})" if verdict.reason else ""
@@ -452,20 +460,24 @@ class TerminalEnv(TextEnv):
             str(v["reason"]), isolated=bool(v.get("isolated", True)))
 
     def _score(self, move: tuple[str, str], snapshot: bytes) -> float:
+        # What TextEnv's _resolve would pay, without stepping the live sandbox.
         kind, command = move
         assert self.task is not None
         phi0 = self._phi if self.score_process else self._milestones(self._sandbox)
         if kind == SUBMIT:
             # The verifier only reads the live sandbox (copy_out), so no replay is needed.
-            return self.gamma * self._verify(self._sandbox).reward - phi0
+            return shaping(self.gamma, phi0, self._verify(self._sandbox).reward)
         box = self._fresh_sandbox(self.task)
         try:
             for earlier in self._history:
                 self._run(box, earlier)
             self._run(box, command)
-            if self.steps + 1 >= self.max_steps:  # this command spends the budget
-                return self.gamma * self._verify(box).reward - phi0
-            return self.gamma * self._milestones(box) - phi0
+            phi = self._milestones(box)
+            process = shaping(self.gamma, phi0, phi)
+            if self.steps + 1 >= self.max_steps and phi != 0.0:
+                # This command spends the budget unsubmitted: the potential ends at 0.
+                process += settle(self.gamma, phi, 0.0)
+            return process
         finally:
             _close_soon(box)
 

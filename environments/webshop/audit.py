@@ -2,8 +2,9 @@
 
 Text mode is audited (the default ``mode``). Browser mode drives Chromium: :func:`needs` says
 so where the audit is asked for it and Playwright or Chromium is missing. The process reward
-is potential-based shaping (:mod:`.base`), declared as :func:`potential`; :mod:`.exploits`
-holds the purchase hacks the audit plays.
+is potential-based shaping that the env declares to :class:`~agentgym.core.TextEnv`
+(``WebShopBase._shaping_potential``), so the audit checks every step against that hook and its end
+rule; :mod:`.exploits` holds the purchase hacks the audit plays.
 
 >>> from agentgym.audit import audit_spec
 >>> sorted(audit_spec("agentgym/WebShop-v0").exploits)[:2]
@@ -19,17 +20,7 @@ from agentgym.audit import AuditSpec, register_audit
 from .base import BROWSER_INSTALL_HINT
 from .exploits import EXPLOITS
 
-__all__ = ["SPEC", "needs", "potential"]
-
-
-def potential(env: Any) -> float:
-    """``phi``: the best ``R`` any product listed so far could earn, the earned ``R`` once
-    bought, and 0 once the episode has ended unbought (truncated: the env settles the
-    potential to 0 whichever limit cut it). gamma is the env's ``gamma``."""
-    state = env.engine.state
-    if env.is_over and state.purchased is None:
-        return 0.0
-    return env._phi(state)
+__all__ = ["SPEC", "needs"]
 
 
 def needs(kwargs: dict[str, Any] | None = None) -> str:
@@ -69,8 +60,6 @@ SPEC = AuditSpec(
     }),
     # success is R == 1, the outcome of that purchase
     success_threshold=1.0,
-    potential=potential,
-    gamma=lambda env: env.gamma,
     # search[...] takes free text and click[...] a label: extremes must be refused or
     # search for words, and never buy.
     templates=("search[{}]", "click[{}]"),

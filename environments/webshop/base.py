@@ -5,8 +5,8 @@
 own module and neither importing the other: :class:`~.env.WebShopEnv` (text: the page's
 strings, ``search[...]`` / ``click[...]``) and :class:`~.browser_env.BrowserWebShopEnv`
 (Chromium on the loopback site, accessibility tree, ``click(ID)`` / ``fill(ID, "text")``).
-``gym.make("agentgym/WebShop-v0", mode=...)`` goes through :func:`make_webshop`, which picks
-one.
+``gym.make("agentgym/WebShop-v0", mode=...)`` goes through :func:`~.factory.make_webshop`,
+which picks one; this module imports neither.
 
 Both modes score an engine action the same way (:meth:`WebShopBase._moved`), so the same
 episode earns the same rewards in either (``tests/webshop/test_parity.py``):
@@ -17,20 +17,25 @@ outcome           ``R`` (WebShop's score in [0, 1], see :mod:`.reward`) when Buy
                   ``reward_components`` then holds ``r_type``, ``r_att``, ``r_option``,
                   ``r_price``; ``info["purchase"]`` the product, options and price (``None``
                   when the episode ends unbought).
-process           potential-based shaping ``gamma * phi(s') - phi(s)``, where ``phi`` is the
-                  best ``R`` any product listed so far could earn (options chosen well), the
-                  earned ``R`` after buying, and 0 once the episode is truncated (out of
-                  steps or of invalid actions). It rewards searches and pages that surface
-                  better products and never changes the optimal policy; with ``gamma = 1``
-                  and no invalid action an episode's process rewards sum to its outcome.
+process           potential-based shaping ``gamma * phi(s') - phi(s)``, applied by
+                  :class:`~agentgym.core.TextEnv` from :meth:`WebShopBase._shaping_potential`:
+                  ``phi`` is the best ``R`` any product listed so far could earn (options
+                  chosen well), and the earned ``R`` after buying. The base's end rule counts
+                  the last potential as the outcome, so it ends at ``R`` when bought and at 0
+                  once the episode is truncated (out of steps or of invalid actions). It
+                  rewards searches and pages that surface better products and never changes
+                  the optimal policy; with ``gamma = 1`` and no invalid action an episode's
+                  process rewards sum to its outcome.
 invalid action    refused with ``action_error``; the state is unchanged, so the shaping part
-                  is ``(gamma - 1) * phi`` (0 by default), plus ``invalid_penalty`` (-0.1).
+                  is ``gamma * phi - phi`` (0 by default), plus ``invalid_penalty`` (-0.1).
                   After ``max_invalid`` (5) of them the episode is truncated.
 ================  ==========================================================================
 
->>> env = make_webshop(num_products=2000, goal_index=0)
->>> type(env).__name__, env.config()["mode"]
-('WebShopEnv', 'text')
+>>> from agentgym.environments.webshop.env import WebShopEnv
+>>> env = WebShopEnv(num_products=2000, goal_index=0)
+>>> obs, info = env.reset(seed=0)
+>>> env.score_actions(["click[Buy Now]"])  # no Buy Now on the search page: gamma*phi - phi - 0.1
+[-0.1]
 """
 
 from __future__ import annotations
@@ -43,14 +48,12 @@ from agentgym.action_result import ActionResult
 from agentgym.core import Outcome, TextEnv, check_range
 from agentgym.draws import below
 
-from .catalog import DEFAULT_NUM_PRODUCTS
 from .config import (
     DEFAULT_INVALID_PENALTY,
     DEFAULT_MAX_INVALID,
     DEFAULT_MAX_STEPS,
     MAX_PRODUCTS,
     BrowserWebShopConfig,
-    MakeWebShopConfig,
     WebShopConfig,
 )
 from .engine import (
@@ -80,12 +83,9 @@ __all__ = [
     "DEFAULT_MAX_INVALID",
     "DEFAULT_MAX_STEPS",
     "MAX_PRODUCTS",
-    "MODES",
     "WebShopBase",
-    "make_webshop",
 ]
 
-MODES: tuple[str, ...] = ("text", "browser")
 BROWSER_INSTALL_HINT = (
     "pip install 'agentgym[browser]' and bash scripts/install_browser.sh (Chromium)"
 )
@@ -96,7 +96,7 @@ class WebShopBase(TextEnv):
 
     A mode subclass sets :attr:`mode` and implements the TextEnv hooks that depend on what
     the agent sees and types (``_observe``, ``_legal_actions``, ``_parse``, ``_apply``);
-    goals, scoring (:meth:`_apply_engine`, :meth:`_moved`, :meth:`_reject`,
+    goals, scoring (:meth:`_shaping_potential`, :meth:`_apply_engine`, :meth:`_moved`,
     :meth:`_on_end`), snapshots of the engine and the oracle's plan live here.
 
     Kwargs (both modes):
@@ -123,8 +123,8 @@ class WebShopBase(TextEnv):
     #: ``"text"`` or ``"browser"``; recorded in :meth:`config` and in ``info["mode"]``.
     mode: ClassVar[str] = ""
     verifier_name: ClassVar[str] = "webshop-reward-potential"
-    # 2: truncation ends the potential at 0 for either limit, and invalid actions pay the
-    # uniform penalty.
+    # 2: truncation ends the potential at 0 for either limit (the base's end rule: the outcome,
+    # 0 unbought), and invalid actions pay the uniform penalty.
     verifier_version: ClassVar[str] = "2"
 
     def __init__(self, cfg: WebShopConfig | BrowserWebShopConfig) -> None:
@@ -136,6 +136,7 @@ class WebShopBase(TextEnv):
         super().__init__(**cfg.contract())
         self.shop = get_shop(self.num_products)
         self._engine: WebShopEngine | None = None
+        self._stopped = ""  # why the episode was truncated (the base's truncated_by)
 
     def _config(self) -> dict[str, Any]:
         return {
@@ -170,6 +171,7 @@ class WebShopBase(TextEnv):
         else:
             i = check_range("goal_index", fixed, 0, size - 1)
         self._engine = WebShopEngine(self.shop, self.shop.goals.split_goal(self.split, i))
+        self._stopped = ""
 
     def _reset_info(self) -> dict[str, Any]:
         return self._extras()
@@ -191,15 +193,20 @@ class WebShopBase(TextEnv):
             return "The purchase is complete; the episode is over."
         if not self.is_over:
             return ""
-        if self.invalid_actions >= self.max_invalid:  # the base checks this limit first
+        if self._stopped == "max_invalid":
             return "Too many invalid actions; the episode is over, nothing was bought."
         return "No steps left; the episode is over, nothing was bought."
 
     # ------------------------------------------------------------------ scoring
     def _phi(self, state: EngineState) -> float:
-        """The shaping potential of ``state`` (0 when process scoring is off: it is the
-        costly part of a step, and the base class reports process 0 then anyway)."""
-        return potential(self.shop, self.engine.goal, state) if self.score_process else 0.0
+        """The shaping potential of ``state``: the earned ``R`` once bought, else the best
+        ``R`` any product listed so far could earn (:func:`.engine.potential`)."""
+        return potential(self.shop, self.engine.goal, state)
+
+    def _shaping_potential(self) -> float:
+        # TextEnv applies gamma * phi(s') - phi(s) and settles the last potential to the
+        # outcome (R bought, 0 unbought); it reads this only while process scoring is on.
+        return self._phi(self.engine.state)
 
     def _transition(self, move: tuple[str, str]) -> tuple[EngineState, ActionResult]:
         """The engine's answer to ``("search", query)`` or ``("click", label)``; no change."""
@@ -210,24 +217,20 @@ class WebShopBase(TextEnv):
         return apply_click(self.shop, engine.goal, engine.state, arg)
 
     def _apply_engine(self, move: tuple[str, str]) -> Outcome:
-        """Run an engine action and score it (a refusal is an invalid action)."""
-        phi0 = self._phi(self.engine.state)
+        """Run an engine action and report it (a refusal is an invalid action)."""
         new, result = self._transition(move)
         if not result.ok:
             return Outcome(valid=False, error=result.error)
         self.engine.state = new
-        return self._moved(phi0, result)
+        return self._moved(result)
 
-    def _moved(self, phi0: float, result: ActionResult) -> Outcome:
-        """The rewards of an engine action that was applied; ``phi0`` is the potential before.
-
-        The engine's state is already the new one.
-        """
+    def _moved(self, result: ActionResult) -> Outcome:
+        """What an engine action that was applied did; the engine's state is already the new
+        one. The shaping is the base class's (:meth:`_shaping_potential`)."""
         purchase = result.detail  # the engine's Purchase after Buy Now
         if purchase is not None:
             r = purchase.reward
             return Outcome(
-                process=self.gamma * r.total - phi0,
                 outcome=r.total,
                 terminated=True,
                 success=r.success,
@@ -235,22 +238,19 @@ class WebShopBase(TextEnv):
                        "r_price": r.r_price},
                 info={**self._extras(), "purchase": purchase.to_dict()},
             )
-        return self._shaped(phi0, self._phi(self.engine.state))
+        return self._unmoved()
 
-    def _shaped(self, phi0: float, phi1: float) -> Outcome:
-        """A step without a purchase: the shaping reward ``gamma * phi1 - phi0``."""
-        return Outcome(process=self.gamma * phi1 - phi0, info=self._extras())
+    def _unmoved(self) -> Outcome:
+        """A step that bought nothing: the page's extras (the shaping is the base class's)."""
+        return Outcome(info=self._extras())
 
     def _reject(self, error: str) -> Outcome:
-        # The state is unchanged; the base class adds invalid_penalty and counts it.
-        phi = self._phi(self.engine.state)
-        return self._shaped(phi, phi)
+        # The state is unchanged; the base class adds the shaping and invalid_penalty.
+        return self._unmoved()
 
     def _on_end(self, out: Outcome) -> None:
+        self._stopped = out.truncated_by
         if out.truncated:
-            # Truncated unbought: the potential ends at 0, so the process rewards of an
-            # episode still telescope to gamma**T * 0 - phi(s0).
-            out.process -= self.gamma * self._phi(self.engine.state)
             out.info["purchase"] = None
 
     # ------------------------------------------------------------------ oracle
@@ -315,7 +315,8 @@ class WebShopBase(TextEnv):
     # ------------------------------------------------------------------ snapshots
     def _state_dict(self) -> dict[str, Any]:
         # Split and catalog size travel in the snapshot's config, which set_state checks.
-        return {"goal": self.engine.goal.index, "engine": self.engine.to_dict()}
+        return {"goal": self.engine.goal.index, "engine": self.engine.to_dict(),
+                "stopped": self._stopped}
 
     def _load_state_dict(self, d: dict[str, Any]) -> None:
         index = int(d["goal"])
@@ -324,55 +325,14 @@ class WebShopBase(TextEnv):
             raise ValueError(
                 f"snapshot plays goal {index}, outside the {self.split} split [{start}, {stop})"
             )
+        stopped = d.get("stopped", "")  # absent from snapshots made before it was kept
+        if stopped not in ("", "max_steps", "max_invalid"):
+            raise ValueError(f"snapshot stopped must be '', 'max_steps' or 'max_invalid', "
+                             f"got {stopped!r}")
         goal = self.shop.goals.goal(index)
         self._engine = WebShopEngine(self.shop, goal, EngineState.from_dict(d["engine"]))
+        self._stopped = stopped
 
     def page_text(self) -> str:
         """The current page as the original WebShop text (no footer)."""
         return render_page(self.shop, self.engine.goal, self.engine.state).text()
-
-
-def make_webshop(
-    mode: str = "text",
-    *,
-    split: str = "test",
-    goal_index: int | None = None,
-    num_products: int = DEFAULT_NUM_PRODUCTS,
-    gamma: float = 1.0,
-    viewport_width: int | None = None,
-    viewport_height: int | None = None,
-    timeout_ms: int | None = None,
-    full_navigation: bool | None = None,
-    reward_mode: str = "both",
-    render_mode: str | None = None,
-    score_process: bool = True,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    invalid_penalty: float = DEFAULT_INVALID_PENALTY,
-    max_invalid: int = DEFAULT_MAX_INVALID,
-) -> WebShopBase:
-    """``agentgym/WebShop-v0``'s entry point: the text or the browser mode of WebShop.
-
-    ``mode="text"`` (default) gives a :class:`~.env.WebShopEnv`, ``mode="browser"`` a
-    :class:`~.browser_env.BrowserWebShopEnv`; the other kwargs are theirs
-    (:class:`WebShopBase` lists the shared ones). ``viewport_width`` (1024),
-    ``viewport_height`` (768), ``timeout_ms`` (10,000) and ``full_navigation`` (False) are
-    browser-mode kwargs; ``None`` means their default, and setting one in text mode is an
-    error. Browser mode without Playwright or Chromium fails here with the install command.
-    The kwargs are declared in :class:`~.config.MakeWebShopConfig` (``make_webshop.config_model``)
-    and checked before anything is built.
-
-    >>> make_webshop(num_products=2000).reset(seed=0)[1]["mode"]
-    'text'
-    """
-    cfg = MakeWebShopConfig.of(locals(), owner="make_webshop")
-    if cfg.mode == "text":
-        from .env import WebShopEnv
-
-        return WebShopEnv(**cfg.mode_kwargs())
-    from .browser_env import BrowserWebShopEnv
-
-    return BrowserWebShopEnv(**cfg.mode_kwargs())
-
-
-#: The factory's declared config, read by ``agentgym list``, the server and the validator.
-make_webshop.config_model = MakeWebShopConfig  # type: ignore[attr-defined]

@@ -78,17 +78,58 @@ def test_a_partial_answer_gets_the_share_of_tests_and_gives_back_the_potential(e
     assert parts["process"] == pytest.approx(2 / 3 - 0.5)
 
 
-def test_running_out_of_steps_still_runs_the_verifier():
+def _play(env, actions):
+    """(return, last info, last obs, terminated, truncated) of ``actions`` from seed 0."""
+    env.reset(seed=0)
+    total = 0.0
+    for action in actions:
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        if terminated or truncated:
+            break
+    return total, info, obs, terminated, truncated
+
+
+def test_work_never_submitted_earns_nothing():
+    """The audit's exploit (issue 34): run the solution, never submit, until the steps run
+    out. It was graded anyway: outcome 1.0 and the oracle's return 2.0, with no success."""
+    env = TerminalEnv(task=SUM, backend="docker", max_steps=3)
+    try:
+        env.reset(seed=0)
+        solve = env.oracle_actions()[0]
+        oracle, info, obs, terminated, _ = _play(env, [solve, "submit"])
+        assert terminated and info["success"] and oracle == pytest.approx(2.0)
+        ret, info, obs, terminated, truncated = _play(env, [solve, "ls", "ls"])
+        assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_steps")
+        assert info["reward_components"]["outcome"] == 0.0 and info["success"] is False
+        assert ret == pytest.approx(0.0) and ret < oracle  # outcome 0 - phi(s0) 0
+        assert info["reward_components"]["milestones"] == 1.0  # the work was done
+        assert "verdict" not in info and info["reward_components"]["tests_total"] == 0.0
+        assert "No steps left before submit: the hidden tests did not run" in obs
+        assert env.config()["max_steps"] == 3
+        # The same work cut by invalid actions instead: no grade either.
+        cut = TerminalEnv(task=SUM, backend="docker", max_invalid=2)
+        try:
+            ret, info, obs, _, truncated = _play(cut, [solve, "", ""])
+            assert truncated and info["truncated_by"] == "max_invalid"
+            assert info["reward_components"]["outcome"] == 0.0
+            assert ret == pytest.approx(2 * -0.1)  # the work's shaping given back
+            assert "Too many invalid actions before submit" in obs
+        finally:
+            cut.close()
+    finally:
+        env.close()
+
+
+def test_scoring_the_last_step_unsubmitted_matches_the_step():
     env = TerminalEnv(task=SUM, backend="docker", max_steps=2)
     try:
         env.reset(seed=0)
-        _, r1, *_ = env.step("echo 42 > answer.txt")
-        obs, r2, terminated, truncated, info = env.step("ls")
-        assert (terminated, truncated, info["truncated_by"]) == (False, True, "max_steps")
-        assert info["reward_components"]["outcome"] == 1.0 and info["success"] is False
-        assert r1 + info["reward_components"]["process"] == pytest.approx(1.0)
-        assert "No steps left: 3 of 3 hidden tests passed" in obs
-        assert env.config()["max_steps"] == 2
+        env.step("echo 42 > answer.txt")
+        scored = env.score_actions(["ls"])
+        _, _, _, truncated, info = env.step("ls")
+        assert truncated and scored == [info["reward_components"]["process"]]
+        assert scored[0] == pytest.approx(-1.0)  # phi 1 (both milestones) back to 0
     finally:
         env.close()
 
@@ -103,7 +144,7 @@ def test_invalid_actions_are_counted_and_explained(env):
         assert reward == pytest.approx(-0.1)
         if truncated:
             assert info["truncated_by"] == "max_invalid"
-            assert "Too many invalid actions: 0 of 3" in obs
+            assert "Too many invalid actions before submit" in obs
             break
         assert "Invalid action" in obs
     assert info["invalid_actions"] == 5

@@ -178,6 +178,61 @@ def test_modes_are_siblings_not_a_cycle():
     assert out == ["False", "RuleAgent"]
 
 
+def webshop_imports() -> dict[str, set[str]]:
+    """Each webshop module's imports of its siblings, function-local ones included."""
+    import ast
+
+    here = os.path.join(ROOT, "environments", "webshop")
+    names = {f[:-3] for f in os.listdir(here) if f.endswith(".py")}
+    graph = {}
+    for name in names:
+        with open(os.path.join(here, f"{name}.py")) as fh:
+            tree = ast.parse(fh.read())
+        deps = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                deps |= {node.module.split(".")[0]} if node.module else {
+                    a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "agentgym.environments.webshop."):
+                deps.add(node.module.split(".")[3])
+        graph[name] = deps & names
+    return graph
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (the modules in order, the first repeated), or []."""
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> list[str]:
+        for dep in sorted(graph[name]):
+            if dep in path:
+                return [*path[path.index(dep):], dep]
+            if dep not in done:
+                found = visit(dep, [*path, dep])
+                if found:
+                    return found
+        done.add(name)
+        return []
+
+    for name in sorted(graph):
+        found = visit(name, [name])
+        if found:
+            return found
+    return []
+
+
+def test_webshop_modules_import_no_cycle():
+    """make_webshop lives in factory.py: base.py imported both modes to build them, and both
+    import base.py (the base <-> env and base <-> browser_env cycles of issue 38)."""
+    graph = webshop_imports()
+    assert import_cycle(graph) == []
+    assert graph["factory"] >= {"env", "browser_env"} and "base" in graph["env"]
+    assert not graph["base"] & {"env", "browser_env", "factory"}
+    # the checker itself finds the cycle that was there
+    assert import_cycle({**graph, "base": graph["base"] | {"env"}}) == ["base", "env", "base"]
+
+
 def test_splits_are_fixed_and_goal_index_is_within_the_split():
     assert SPLITS == {"test": (0, 500), "eval": (500, 1500), "train": (1500, NUM_GOALS)}
     assert [GoalBank.split_size(s) for s in ("test", "eval", "train")] == [500, 1000, 10_500]
@@ -359,7 +414,7 @@ def test_snapshot_is_json_and_replays_into_a_fresh_env():
         obs, _, _, _, info = env.step(policy(env, obs, info))
     snap = env.get_state()
     state = json.loads(snap)["state"]
-    assert set(state) == {"goal", "engine"}
+    assert set(state) == {"goal", "engine", "stopped"}
     assert json.loads(snap)["config"] == {
         "mode": "text", "split": "test", "goal_index": None, "num_products": N, "gamma": 1.0,
         "max_steps": 15, "invalid_penalty": -0.1, "max_invalid": 5}

@@ -1,13 +1,17 @@
 """``agentgym audit agentgym/WebShop-v0`` (text mode): the spec and a short audit.
 
 The purchase hacks of :mod:`agentgym.environments.webshop.exploits` must each earn less than
-the honest shopper, and the declared potential must match every step's shaping.
+the honest shopper, and the potential the env declares to TextEnv (read by the audit, the
+spec declares none) must match every step's shaping.
 """
 
 from __future__ import annotations
 
+import gymnasium as gym
+
 import agentgym  # noqa: F401  (registers the ids)
 from agentgym.audit import audit_spec, run_audit
+from agentgym.audit.episodes import env_shaping_potential
 from agentgym.environments.webshop.audit import needs
 from agentgym.environments.webshop.exploits import EXPLOITS
 
@@ -17,7 +21,10 @@ ENV_ID = "agentgym/WebShop-v0"
 def test_the_spec_declares_the_purchase_hacks():
     spec = audit_spec(ENV_ID)
     assert spec is not None and set(spec.exploits) == set(EXPLOITS) and spec.exploits
-    assert spec.potential is not None and "click[Buy Now]" in spec.stop_actions
+    assert spec.potential is None and "click[Buy Now]" in spec.stop_actions
+    env = gym.make(ENV_ID, num_products=2000).unwrapped
+    env.reset(seed=0)
+    assert env_shaping_potential(env)  # the audit reads TextEnv's hook instead
     assert needs() == "" and needs({"mode": "text"}) == ""  # text mode needs nothing
 
 

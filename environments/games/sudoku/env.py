@@ -609,8 +609,7 @@ class SudokuEnv(TextEnv):
 
     def _on_end(self, out: Outcome) -> None:
         if out.truncated:
-            # The base truncates for max_invalid only on the invalid action that reaches it.
-            too_many = not out.valid and self.invalid_actions >= self.max_invalid
+            too_many = out.truncated_by == "max_invalid"  # why, as the base says it
             self._status = _TOO_MANY_INVALID if too_many else _OUT_OF_STEPS
 
     # ------------------------------------------------------------------ text

@@ -343,9 +343,7 @@ class TicTacToeEnv(TextEnv):
     def _on_end(self, out: Outcome) -> None:
         if not out.truncated:
             return
-        # The base class truncates on max_invalid before max_steps; say which one it was.
-        cut_by_invalid = not out.valid and self.invalid_actions >= self.max_invalid
-        self._stopped = "max_invalid" if cut_by_invalid else "max_steps"
+        self._stopped = out.truncated_by  # "max_invalid" or "max_steps", said by the base
         out.info["result"] = "unfinished"
 
     def _state_dict(self) -> dict[str, Any]:
