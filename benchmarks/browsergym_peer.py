@@ -13,15 +13,18 @@ one). This one file holds both ends of the pipe:
 * **pytest side** (:class:`BrowserGymPeer`): starts the peer, sends commands, reads answers
   with a time limit.
 
-The page BrowserGym looks at is served by the *pytest* process (the WebShop site of
-``environments/webshop/site.py`` on 127.0.0.1, the same server the agentgym browser env
-uses); the peer only gets its origin and session cookie, so both sides browse the very same
-HTML from the same server.
+The page BrowserGym looks at is answered by the *pytest* process (the WebShop site of
+``environments/webshop/site.py``, what the agentgym browser env serves), the same way the
+agentgym env's own context answers it: Playwright's routing (``route.fulfill``), no server.
+The peer's context routes every request for the shop's origin to the pipe: it writes a
+``{"fetch": {"name", "method", "url"}}`` line and the pytest side, still inside the call that
+caused the request, answers ``{"status", "headers", "body"}`` from that env's site
+(:class:`BrowserGymPeer`'s ``serve``). Both sides browse the very same HTML.
 
 Commands (``{"cmd": ..., ...}`` -> answer; an answer with ``"error"`` means it failed):
 
 * ``hello`` -> versions of browsergym-core, playwright, gymnasium, numpy and Python;
-* ``open`` (``name``, ``config``, ``origin``, ``secret``, ``goal``, ``seed``) -> makes a
+* ``open`` (``name``, ``config``, ``origin``, ``goal``, ``seed``) -> makes a
   ``BrowserEnv`` with the config's knobs (:data:`CONFIGS`) and resets it (``inner_s``);
 * ``search`` (``name``, ``query``): fills the search box and clicks Search, two steps;
 * ``prepare`` (``name``, ``label``, ``expect``): checks that the last observation's AXTree
@@ -47,11 +50,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -233,10 +237,20 @@ class BrowserGymPeer:
     """The pytest side of the pipe: ``call("step", name="tuned")`` is one BrowserGym step.
 
     ``python`` is the BrowserGym venv's interpreter; the peer's stderr goes to ``log``.
+    ``serve(name, method, url) -> (status, headers, body)`` answers the page requests of the
+    peer's env ``name`` while a call runs (see the module doc).
     """
 
-    def __init__(self, python: Path, log: Path, *, timeout_s: float = 180.0) -> None:
+    def __init__(
+        self,
+        python: Path,
+        log: Path,
+        *,
+        serve: Callable[[str, str, str], tuple[int, dict[str, str], str]] | None = None,
+        timeout_s: float = 180.0,
+    ) -> None:
         self.timeout_s = timeout_s
+        self.serve = serve
         self.log = log
         log.parent.mkdir(parents=True, exist_ok=True)
         self._log_fh = open(log, "wb")  # noqa: SIM115 (lives as long as the peer)
@@ -281,11 +295,20 @@ class BrowserGymPeer:
         try:
             self.proc.stdin.write(json.dumps({"cmd": cmd, **args}).encode() + b"\n")
             answer = json.loads(self._readline(timeout_s or self.timeout_s))
+            while "fetch" in answer:  # a page request of the peer's browser, mid-call
+                self.proc.stdin.write(json.dumps(self._fetch(answer["fetch"])).encode() + b"\n")
+                answer = json.loads(self._readline(timeout_s or self.timeout_s))
         except (OSError, ValueError, PeerError) as exc:
             raise PeerError(f"{cmd}: {exc}\n{self.log_tail()}") from exc
         if "error" in answer:
             raise PeerError(f"{cmd}: {answer['error']}\n{self.log_tail()}")
         return answer
+
+    def _fetch(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.serve is None:
+            return {"status": 404, "headers": {}, "body": "no site is served"}
+        status, headers, body = self.serve(request["name"], request["method"], request["url"])
+        return {"status": status, "headers": dict(headers), "body": body}
 
     def close(self) -> None:
         """Ask the peer to quit (it closes its browsers), then make sure it is gone."""
@@ -349,15 +372,22 @@ def _serve() -> int:  # pragma: no cover - runs in the BrowserGym venv
         def get_task_id(cls) -> str:
             return "agentgym-webshop"
 
-        def __init__(self, seed: int, origin: str, secret: str, goal: str) -> None:
+        def __init__(self, seed: int, origin: str, name: str, goal: str) -> None:
             super().__init__(seed)
             self.viewport = dict(VIEWPORT)
-            self.origin, self.secret, self.goal = origin, secret, goal
+            self.origin, self.name, self.goal = origin, name, goal
+
+        def serve(self, route: Any) -> None:
+            """Answer a shop request through the pipe (see the module doc)."""
+            request = route.request
+            ask = {"name": self.name, "method": request.method, "url": request.url}
+            out.write(json.dumps({"fetch": ask}) + "\n")
+            reply = json.loads(sys.stdin.readline())
+            route.fulfill(status=reply["status"], headers=reply["headers"], body=reply["body"])
 
         def setup(self, page: Any) -> tuple[str, dict[str, Any]]:
-            page.context.add_cookies(
-                [{"name": "agentgym_shop", "value": self.secret, "url": self.origin}]
-            )
+            shop = re.compile("^" + re.escape(self.origin) + r"(?:[/?#]|$)")
+            page.context.route(shop, self.serve)
             page.goto(self.origin + "/page")
             return self.goal, {}
 
@@ -396,7 +426,7 @@ def _serve() -> int:  # pragma: no cover - runs in the BrowserGym venv
         if cmd == "open":
             env = BrowserEnv(
                 task_entrypoint=ShopTask,
-                task_kwargs={k: req[k] for k in ("origin", "secret", "goal")},
+                task_kwargs={"origin": req["origin"], "name": name, "goal": req["goal"]},
                 headless=True,
                 **CONFIGS[req["config"]],
             )

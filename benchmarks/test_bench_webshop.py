@@ -2,7 +2,8 @@
 
 Text mode: a click step, a search step, BM25 search alone and reset. Browser mode: a click
 step, reset, and a new env's time and memory, side by side with BrowserGym
-(``browsergym-core`` 0.14.3) driving the same shop page from the same loopback server.
+(``browsergym-core`` 0.14.3) driving the same shop pages, answered by this process through
+Playwright's routing on both sides (no server).
 
 BrowserGym runs in its own venv (``.venv-browsergym``, made by ``scripts/bench.sh``; see
 ``benchmarks/browsergym_peer.py``), in a subprocess started by this module. A BrowserGym
@@ -111,7 +112,7 @@ def _fresh_queries(n: int, skip: int = 0) -> list[str]:
 
 def _label_id(env: Any, label: str) -> str:
     """The browser id (``data-agid``) of the clickable with this label on the current page."""
-    from agentgym.environments.webshop.site import element_ids
+    from agentgym.environments.webshop.pages import element_ids
 
     page = env.unwrapped.engine.page()
     for i, agid in element_ids(page).items():
@@ -468,18 +469,18 @@ def _memory_info(
 
 # ------------------------------------------------------------------------- BrowserGym
 class PeerShop:
-    """A shop session served from this process for one BrowserGym env.
+    """A shop site answered from this process for one BrowserGym env (over the peer's pipe).
 
     Full-navigation pages (``inpage=False``): every link and the search form load a new
     document, which is what BrowserGym waits for after an action.
     """
 
     def __init__(self, goal_index: int) -> None:
-        from agentgym.environments.webshop.site import ShopSession, get_server
+        from agentgym.environments.webshop.site import ShopSite
 
         self.engine = self._engine(goal_index)
-        self.session = ShopSession(page=lambda: self.engine.page(), act=self._act, inpage=False)
-        self.origin = get_server(self.session).origin
+        self.session = ShopSite(page=lambda: self.engine.page(), act=self._act, inpage=False)
+        self.origin = self.session.origin
 
     @staticmethod
     def _engine(goal_index: int) -> Any:
@@ -506,17 +507,16 @@ class PeerShop:
         self.session.begin_step()
 
     def open_args(self, seed: int = 0) -> dict[str, Any]:
-        return {
-            "origin": self.origin,
-            "secret": self.session.secret,
-            "goal": self.engine.goal.instruction,
-            "seed": seed,
-        }
+        return {"origin": self.origin, "goal": self.engine.goal.instruction, "seed": seed}
+
+    def answer(self, method: str, url: str) -> tuple[int, dict[str, str], str]:
+        """One page request of the peer's browser (see ``browsergym_peer``)."""
+        response = self.session.answer(method, url)
+        headers = {**response.headers, "Content-Type": response.content_type}
+        return response.status, headers, response.body
 
     def close(self) -> None:
-        from agentgym.environments.webshop.site import release_session
-
-        release_session(self.session)
+        pass  # nothing to free: the site lives as long as this object
 
 
 class BrowserGymSide:
@@ -594,7 +594,12 @@ def browsergym() -> Any:
             "(browsergym-core==0.14.3, gymnasium==1.4.0, then playwright==1.65.2), or set "
             "BROWSERGYM_VENV"
         )
-    peer = BrowserGymPeer(python, _REPO / ".benchmarks" / "browsergym_peer.log")
+    shops: dict[str, PeerShop] = {}
+
+    def serve(name: str, method: str, url: str) -> tuple[int, dict[str, str], str]:
+        return shops[name].answer(method, url)
+
+    peer = BrowserGymPeer(python, _REPO / ".benchmarks" / "browsergym_peer.log", serve=serve)
     try:
         hello = peer.call("hello", timeout_s=120)
     except PeerError as exc:
@@ -602,6 +607,7 @@ def browsergym() -> Any:
         pytest.skip(f"BrowserGym peer in {venv} does not start: {exc}")
     _PEER_PIDS.add(peer.pid)
     side = BrowserGymSide(peer, hello)
+    side.shops = shops
     try:
         yield side
     finally:
@@ -669,7 +675,7 @@ def test_webshop_browser_step_browsergym(benchmark: Any, browsergym: Any, config
 @pytest.mark.parametrize("config", ["default", "tuned"])
 def test_webshop_browser_reset_browsergym(benchmark: Any, browsergym: Any, config: str) -> None:
     """``BrowserEnv.reset(seed)``: closes and relaunches its browser and its chat browser, a new
-    context and page, the task's setup (cookie, ``goto`` the shop) and the first observation."""
+    context and page, the task's setup (route the shop, ``goto`` it) and the first observation."""
     side, name = browsergym, f"reset-{config}"
     shop = side.open(name, config, search=False)
     inner: list[float] = []

@@ -26,6 +26,7 @@ from agentgym.browser import (
     BrowserAction,
     BrowserError,
     BrowserTimeout,
+    SiteResponse,
     browser_available,
     browser_pids,
     decode_png,
@@ -577,3 +578,67 @@ def test_browser_dies_with_the_interpreter_without_close() -> None:
     ):
         time.sleep(0.05)
     assert all(not os.path.exists(f"/proc/{p}") or _zombie(p) for p in pids)
+
+
+# ------------------------------------------------------------------- served sites
+class _Served:
+    """An in-process site for new_context(site=...): records what reached it."""
+
+    origin = "http://127.0.0.1"
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str]] = []
+
+    def answer(self, method: str, url: str) -> SiteResponse:
+        self.requests.append((method, url))
+        if url.endswith("/boom"):
+            raise RuntimeError("a bug in the site")
+        return SiteResponse(200, f"<html><body><h1>{method} {url[-5:]}</h1></body></html>")
+
+
+def test_a_served_site_must_be_loopback() -> None:
+    class Remote(_Served):
+        origin = "http://example.com"
+
+    class WithPath(_Served):
+        origin = "http://127.0.0.1/shop"
+
+    for bad in (Remote(), WithPath()):
+        with pytest.raises(ValueError, match="loopback"):
+            new_context(site=bad)
+
+
+@needs_browser
+def test_a_served_site_answers_its_pages_without_a_port(site: str) -> None:
+    served = _Served()
+    with new_context(site=served) as ctx:
+        ctx.goto("http://127.0.0.1/first")
+        assert 'heading "GET first"' in ctx.observe()
+        fetched = ctx.run(
+            lambda page: page.evaluate(
+                "() => fetch('/x?a=1', {method: 'POST', body: 'b'}).then((r) => r.text())"
+            )
+        )
+        assert "POST x?a=1" in fetched
+        # The binding (in-place loads) answers the site's own URLs only, always as GET.
+        bound = ctx.run(
+            lambda page: page.evaluate(
+                "(urls) => Promise.all(urls.map((u) => window.__agentgymFetch(u)))",
+                ["http://127.0.0.1/bind", site + "/", "http://example.com/", 5],
+            )
+        )
+        assert "GET /bind" in bound[0] and bound[1:] == ["", "", ""]
+        # A bug in the site is a 500 page, not a hung request.
+        status = ctx.run(
+            lambda page: page.evaluate("() => fetch('/boom').then((r) => r.status)")
+        )
+        assert status == 500
+        # Another loopback origin (a real server) stays fenced off.
+        result = ctx.run(
+            lambda page: page.evaluate(
+                "(u) => fetch(u).then(() => 'reached', () => 'blocked')", site + "/"
+            )
+        )
+        assert result == "blocked" and any(site in url for url in ctx.blocked)
+    assert [m for m, _ in served.requests] == ["GET", "POST", "GET", "GET"]
+    assert all(url.startswith("http://127.0.0.1/") for _, url in served.requests)

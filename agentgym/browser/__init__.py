@@ -11,6 +11,8 @@ learnt once. One module a concept:
   and page; ``timeout_ms`` bounds every call end to end, and a call that runs past it costs
   a fresh page, nothing else. Screenshots as PNG bytes (:meth:`~BrowserContextHandle.
   screenshot_png`, no library needed to save them) or as an RGB array (Pillow decodes).
+* :mod:`.served`: a site answered from this process (``new_context(site=...)``): its
+  pages' requests reach Python through Playwright's routing and one binding, with no port.
 * :mod:`.fence`: offline by construction. Each context aborts every request whose host is
   not loopback (and, when ``allowed_origins`` is given, not one of those origins), blocks
   service workers, and the browser is launched with a dead proxy for non-loopback hosts.
@@ -44,7 +46,7 @@ from .ascii import to_ascii
 from .axtree import AXTREE_JS, SETTLE_HOOK, Observation, page_snapshot
 from .context import DEFAULT_TIMEOUT_MS, BrowserContextHandle, decode_png, new_context
 from .fence import LOOPBACK_HOSTS
-from .perform import perform_action
+from .perform import perform_action, perform_and_observe
 from .procmem import browser_pids
 from .runtime import (
     LAUNCH_ARGS,
@@ -56,12 +58,14 @@ from .runtime import (
     launch_args,
     runtime_stats,
 )
+from .served import FETCH_BINDING, Site, SiteResponse
 
 __all__ = [
     "ACTION_HELP",
     "AXTREE_JS",
     "DEFAULT_TIMEOUT_MS",
     "ELEMENT_ID",
+    "FETCH_BINDING",
     "KEYS",
     "LAUNCH_ARGS",
     "LOOPBACK_HOSTS",
@@ -74,6 +78,8 @@ __all__ = [
     "BrowserTimeout",
     "BrowserUnavailable",
     "Observation",
+    "Site",
+    "SiteResponse",
     "browser_available",
     "browser_pids",
     "chromium_path",
@@ -83,6 +89,7 @@ __all__ = [
     "page_snapshot",
     "parse_browser_action",
     "perform_action",
+    "perform_and_observe",
     "runtime_stats",
     "to_ascii",
 ]

@@ -18,7 +18,7 @@ from typing import Any
 
 from .ascii import to_ascii
 
-__all__ = ["AXTREE_JS", "SETTLE_HOOK", "Observation", "page_snapshot"]
+__all__ = ["AXTREE_JS", "SETTLE_HOOK", "Observation", "observation_of", "page_snapshot"]
 
 #: What a site defines to load pages in place (fetch + swap) instead of navigating, which on
 #: a small machine is 2-3x faster than a Chromium navigation: ``window.__agentgymSettle()``
@@ -197,7 +197,11 @@ class Observation:
 
 async def page_snapshot(page: Any, *, stamp: bool = True, max_text: int = 300) -> Observation:
     """Run :data:`AXTREE_JS` in ``page`` (await it inside a browser job, e.g. in ``run``)."""
-    got = await page.evaluate(AXTREE_JS, {"stamp": stamp, "maxText": max_text})
+    return observation_of(await page.evaluate(AXTREE_JS, {"stamp": stamp, "maxText": max_text}))
+
+
+def observation_of(got: dict[str, Any]) -> Observation:
+    """The :class:`Observation` of what :data:`AXTREE_JS` returned."""
     text = "\n".join(to_ascii(line) for line in got["lines"]) or "(empty page)"
     return Observation(
         text=text,

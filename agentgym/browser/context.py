@@ -5,7 +5,8 @@ method hands a job to the runtime's event-loop thread (:mod:`.runtime`) and wait
 Every job is bounded by the handle's ``timeout_ms`` end to end; a job that runs past it is
 cancelled, the page it was waiting on is closed and a blank one opened in its place (same
 context, so cookies stay), and the caller gets :class:`~.runtime.BrowserTimeout`. Other
-contexts' jobs never wait for it.
+contexts' jobs never wait for it. A context may serve a site from this process
+(``site=``, see :mod:`.served`): its pages then need no server and no port.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import io
 import os
 import sys
@@ -34,6 +36,7 @@ from .runtime import (
     BrowserUnavailable,
     get_runtime,
 )
+from .served import FETCH_BINDING, Site, check_site, serve_binding, serve_route, site_pattern
 
 __all__ = ["DEFAULT_TIMEOUT_MS", "BrowserContextHandle", "decode_png", "new_context"]
 
@@ -105,10 +108,17 @@ class BrowserContextHandle:
         viewport: tuple[int, int] = (1024, 768),
         timeout_ms: int = DEFAULT_TIMEOUT_MS,
         real_input: bool = False,
+        site: Site | None = None,
     ) -> None:
         self._rt = get_runtime()
         #: Use Playwright's mouse and keyboard for click/fill instead of DOM calls.
         self.real_input = bool(real_input)
+        #: The site this context answers from this process (see :mod:`.served`), or None.
+        self.site = site
+        self.site_origin = check_site(site) if site is not None else None
+        if self.site_origin is not None:
+            # The served site is the one place its pages may go, besides any origins named.
+            allowed_origins = [*(allowed_origins or ()), self.site_origin]
         self.allowed_origins = normalize_origins(allowed_origins)
         self.viewport = viewport
         if (
@@ -141,9 +151,16 @@ class BrowserContextHandle:
         )
         context.set_default_timeout(self.inner_timeout_ms)
         context.set_default_navigation_timeout(self.inner_timeout_ms)
-        # Only requests that are not allowed are routed (the pattern is matched inside the
-        # driver), so the shop's own requests never make a round trip through Python.
+        # Only requests that are not allowed are routed to the abort (the pattern is matched
+        # inside the driver), so an allowed loopback server's requests never make a round
+        # trip through Python; a served site's requests do, to be answered there.
         await context.route(blocked_pattern(self.allowed_origins), self._route)
+        if self.site is not None and self.site_origin is not None:
+            site, origin = self.site, self.site_origin
+            await context.route(site_pattern(origin), functools.partial(serve_route, site))
+            await context.expose_binding(
+                FETCH_BINDING, functools.partial(serve_binding, site, origin)
+            )
         return context, await _fresh_page(context)
 
     async def _route(self, route: Any) -> None:
@@ -329,17 +346,21 @@ def new_context(
     viewport: tuple[int, int] = (1024, 768),
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     real_input: bool = False,
+    site: Site | None = None,
 ) -> BrowserContextHandle:
     """A fresh isolated context with one page; launches this process's browser if needed.
 
     ``allowed_origins`` (e.g. ``["http://127.0.0.1:8123"]``) narrows the loopback-only
-    request filter to those origins; ``timeout_ms`` bounds every job (:meth:`~.run`) end to
-    end; ``real_input`` makes click/fill use Playwright's mouse and keyboard (slower, fires
-    trusted events). Raises :class:`~.runtime.BrowserUnavailable` without Chromium.
+    request filter to those origins; ``site`` serves an in-process site on its (loopback)
+    origin, which is then allowed too (:mod:`.served`); ``timeout_ms`` bounds every job
+    (:meth:`~.run`) end to end; ``real_input`` makes click/fill use Playwright's mouse and
+    keyboard (slower, fires trusted events). Raises :class:`~.runtime.BrowserUnavailable`
+    without Chromium.
     """
     return BrowserContextHandle(
         allowed_origins=allowed_origins,
         viewport=viewport,
         timeout_ms=timeout_ms,
         real_input=real_input,
+        site=site,
     )

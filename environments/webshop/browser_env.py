@@ -1,11 +1,11 @@
-"""WebShop in a real browser: Chromium on the loopback site, accessibility tree in, clicks out.
+"""WebShop in a real browser: Chromium on the in-process site, accessibility tree in, clicks out.
 
 ``gym.make("agentgym/WebShop-v0", mode="browser")`` gives a :class:`BrowserWebShopEnv`, the
 text mode's sibling over the same engine, goals and rewards (:mod:`.base`): the agent sees
 the page as an accessibility tree with element ids and acts with BrowserGym-style calls. The
-page is :mod:`.site`'s HTML, served from this process on 127.0.0.1; every ``search``/``click``
-reaches the engine through an HTTP request the browser makes, so what the agent does in the
-browser is exactly what gets scored.
+page is :mod:`.site`'s HTML, answered by this env's own browser context (Playwright's routing,
+no server, no port); every ``search``/``click`` reaches the engine through a request the page
+makes, so what the agent does in the browser is exactly what gets scored.
 
 Needs Playwright and Chromium (``pip install 'agentgym[browser]'`` and ``bash
 scripts/install_browser.sh``); without them the constructor (so ``gym.make``) fails with
@@ -47,6 +47,7 @@ from agentgym.browser import (
     page_snapshot,
     parse_browser_action,
     perform_action,
+    perform_and_observe,
     to_ascii,
 )
 from agentgym.core import Outcome
@@ -60,15 +61,8 @@ from .config import (
     BrowserWebShopConfig,
 )
 from .engine import BACK_TO_SEARCH, PREV, Page
-from .site import (
-    COOKIE_NAME,
-    SEARCH_BOX_ID,
-    SEARCH_BUTTON_ID,
-    ShopSession,
-    element_ids,
-    get_server,
-    release_session,
-)
+from .pages import SEARCH_BOX_ID, SEARCH_BUTTON_ID, element_ids
+from .site import ShopSite
 
 __all__ = ["BrowserWebShopEnv"]
 
@@ -77,6 +71,16 @@ _TEXT_ROLES = frozenset({"textbox", "searchbox"})
 _LOAD_JS = (
     "(u) => typeof window.__agentgymLoad === 'function'"
     " ? window.__agentgymLoad(u).then(() => true) : false"
+)
+# The non-empty text of every text box with an id (id -> value): the page's own word on what
+# is typed, read back after a step that can edit a box (fill, and press: Backspace, Delete,
+# Space and Escape edit a focused search box; the box also drops what its maxlength and
+# line-free value refuse).
+_BOX_VALUES_JS = (
+    "() => { const out = {}; for (const e of document.querySelectorAll('[data-agid]')) {"
+    " const box = e.tagName === 'TEXTAREA' || (e.tagName === 'INPUT'"
+    " && ['text', 'search'].includes(e.type));"
+    " if (box && e.value) { out[e.dataset.agid] = e.value; } } return out; }"
 )
 # Gives the keyboard focus to the element with this id (or to nothing).
 _FOCUS_JS = (
@@ -87,10 +91,12 @@ _FOCUS_JS = (
 
 def _require_browser() -> None:
     """Fail in one line, naming the install commands, when Playwright or Chromium is missing."""
-    if browser_available():
+    if browser_available() and importlib.util.find_spec("jinja2") is not None:
         return
     if importlib.util.find_spec("playwright") is None:
         missing = "Playwright is not installed"
+    elif importlib.util.find_spec("jinja2") is None:
+        missing = "Jinja2 is not installed"
     else:
         missing = f"there is no Chromium at {chromium_path()} (or set AGENTGYM_CHROMIUM)"
     raise BrowserUnavailable(f"WebShop mode='browser' needs a browser: {missing}; run "
@@ -100,33 +106,31 @@ def _require_browser() -> None:
 def _weak_page(ref: weakref.ref) -> Page:
     env = ref()
     if env is None:
-        raise LookupError("this shop session's env is gone")
+        raise LookupError("this shop's env is gone")
     return env._current_page()
 
 
 def _weak_act(ref: weakref.ref, kind: str, arg: str) -> ActionResult | None:
     env = ref()
-    return None if env is None else env._server_act(kind, arg)
+    return None if env is None else env._site_act(kind, arg)
 
 
 # Browser-side jobs. They run on the browser's event loop (Playwright's asyncio API) and take
 # plain data, never the env: a job's frame can outlive the call (a cancelled job, a pending
 # callback), and a frame holding ``self`` would keep a forgotten env from being collected.
-async def _add_cookie(page: Any, cookie: dict[str, Any]) -> None:
-    await page.context.add_cookies([cookie])
-
-
 async def _load_job(
     page: Any, ctx: BrowserContextHandle, origin: str, typed: dict[str, str], focus: str | None
-) -> Observation:
-    """Show the engine's current page (fresh links), re-type the boxes, restore the focus."""
+) -> tuple[Observation, dict[str, str]]:
+    """Show the engine's current page (fresh links), re-type the boxes, restore the focus;
+    the snapshot and what the boxes now hold."""
     url = origin + "/page"
     if not (page.url.startswith(origin + "/") and await page.evaluate(_LOAD_JS, url)):
         await page.goto(url, wait_until="load")
     for agid, text in typed.items():
         await perform_action(ctx, page, BrowserAction("fill", agid, text))
     await page.evaluate(_FOCUS_JS, focus)
-    return await page_snapshot(page, stamp=False, max_text=4000)
+    values = await page.evaluate(_BOX_VALUES_JS)
+    return await page_snapshot(page, stamp=False, max_text=4000), values
 
 
 async def _step_job(
@@ -136,28 +140,30 @@ async def _step_job(
     typed: dict[str, str],
     focus: str | None,
     action: BrowserAction,
-) -> tuple[ActionResult, Observation, bool]:
-    """Run one action and observe; ``True`` last when the page had to be reloaded."""
+) -> tuple[ActionResult, Observation, dict[str, str] | None, bool]:
+    """Run one action and observe: its result, the snapshot, what the boxes hold after a
+    ``fill`` or ``press`` (None after another action, which leaves them as they were) and
+    ``True`` last when the page had to be reloaded."""
     if not page.url.startswith(origin + "/"):
         # A blank page put in place after a timed-out step: show the engine's page first.
         await _load_job(page, ctx, origin, typed, focus)
-    result = await perform_action(ctx, page, action)
+    result, snap = await perform_and_observe(ctx, page, action, stamp=False, max_text=4000)
     if not page.url.startswith(origin + "/"):
         # Somewhere outside the shop (a blocked page): back to the engine's page.
-        return result, await _load_job(page, ctx, origin, typed, focus), True
-    return result, await page_snapshot(page, stamp=False, max_text=4000), False
+        snap, values = await _load_job(page, ctx, origin, typed, focus)
+        return result, snap, values, True
+    # Only a fill or a key can edit a box: the other steps skip this round trip.
+    values = await page.evaluate(_BOX_VALUES_JS) if action.verb in ("fill", "press") else None
+    return result, snap, values, False
 
 
-def _release(ctx: BrowserContextHandle, session: ShopSession, wait: bool = False) -> None:
-    """Free an env's browser context and shop session.
+def _release(ctx: BrowserContextHandle, wait: bool = False) -> None:
+    """Free an env's browser context (and with it the shop it served).
 
     As the finalizer of a garbage-collected env it must not block (it may run on the thread
     the browser is waiting for), so it only queues the work; close() waits for it.
     """
-    try:
-        ctx.close(wait=wait)
-    finally:
-        release_session(session, wait=wait)
+    ctx.close(wait=wait)
 
 
 class BrowserWebShopEnv(WebShopBase):
@@ -172,8 +178,9 @@ class BrowserWebShopEnv(WebShopBase):
     * ``timeout_ms`` (10,000; 1,000-120,000): the limit for one step's browser work; a step
       that runs past it is an invalid action and costs only this env a fresh page;
     * ``full_navigation`` (False): every click and search is a full Chromium navigation
-      instead of the site's in-place load (a fetch of the same URL and a swap of the page
-      body, 2-3x faster); rewards and observations are the same either way.
+      instead of the site's in-place load (the same URL loaded by the page's script and
+      swapped into the page body, several times faster); rewards and observations are the
+      same either way.
 
     Observation: ``Instruction: ...``, the page as accessibility-tree lines (``[3] button
     "Back to Search"``, ``[1] searchbox "Search" value=""``, ``[9] radio "large" checked``,
@@ -208,6 +215,8 @@ class BrowserWebShopEnv(WebShopBase):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     max_observation_length: ClassVar[int] = 16384
     blocking_io: ClassVar[bool] = True  # Playwright blocks: the env server uses a thread
+    #: Two Chromium processes and ~100 MB each: the server caps these (``max_heavy_sessions``).
+    heavy_session: ClassVar[bool] = True
     rules: ClassVar[str] = (
         "You are shopping on WebShop, in a web browser, for the product described by an "
         "instruction. Each observation shows the instruction, then the page as an "
@@ -250,7 +259,7 @@ class BrowserWebShopEnv(WebShopBase):
         _require_browser()  # before the catalog is loaded: fail fast, in one line
         super().__init__(cfg)
         self._ctx: BrowserContextHandle | None = None
-        self._session: ShopSession | None = None
+        self._site: ShopSite | None = None
         self._finalizer: weakref.finalize | None = None
         self._origin = ""
         self._snap: Observation | None = None
@@ -270,63 +279,46 @@ class BrowserWebShopEnv(WebShopBase):
             raise RuntimeError("the env is closed")
         if self._ctx is not None and not self._ctx.closed:
             return self._ctx
-        # The server's session table must not keep a forgotten env alive: it reaches the env
-        # through a weak reference, and a finalizer frees the browser context and the session
-        # when the env is collected without close().
+        # The context serves the site (its route handlers hold it), so the site must not keep
+        # a forgotten env alive: it reaches the env through a weak reference, and a finalizer
+        # frees the browser context when the env is collected without close().
         ref = weakref.ref(self)
-        session = ShopSession(
+        site = ShopSite(
             page=functools.partial(_weak_page, ref),
             act=functools.partial(_weak_act, ref),
             inpage=not self.full_navigation,
         )
-        server = get_server(session)
-        try:
-            ctx = _browser.new_context(
-                allowed_origins=[server.origin],
-                viewport=self.viewport,
-                timeout_ms=self.timeout_ms,
-            )
-        except BaseException:
-            release_session(session)
-            raise
-        self._finalizer = weakref.finalize(self, _release, ctx, session)
-        cookie = {
-            "name": COOKIE_NAME,
-            "value": session.secret,
-            "url": server.origin,
-            "httpOnly": True,
-            "sameSite": "Strict",
-        }
-        ctx.run(_add_cookie, cookie)
-        self._session, self._ctx, self._origin = session, ctx, server.origin
+        ctx = _browser.new_context(site=site, viewport=self.viewport, timeout_ms=self.timeout_ms)
+        self._finalizer = weakref.finalize(self, _release, ctx)
+        self._site, self._ctx, self._origin = site, ctx, site.origin
         self._shown = None
         return ctx
 
     def _replace_browser(self) -> BrowserContextHandle:
-        """A fresh context and session after the old ones died (crashed page or browser).
+        """A fresh context and site after the old ones died (crashed page or browser).
 
         The engine holds the whole episode, so nothing is lost: the page is reloaded from it.
         """
         old = self._finalizer
-        self._ctx = self._session = self._finalizer = None
+        self._ctx = self._site = self._finalizer = None
         try:
             ctx = self._ensure_browser()  # before closing the old one: keeps Chromium running
         finally:
             detached = old.detach() if old is not None else None
             if detached is not None:
-                _, _, (old_ctx, old_session), _ = detached
-                _release(old_ctx, old_session, wait=True)
+                _, _, (old_ctx,), _ = detached
+                _release(old_ctx, wait=True)
         self._loads = 0
-        self._snap = self._observed(ctx.run(_load_job, *self._page_args(ctx)), reloaded=True)
+        self._snap = self._observed(*ctx.run(_load_job, *self._page_args(ctx)), reloaded=True)
         self._shown = self._view()
         return ctx
 
     def _current_page(self) -> Page:
         return self.engine.page()
 
-    def _server_act(self, kind: str, arg: str) -> ActionResult | None:
-        """The site's call (on its thread, under the session's lock, only inside one of this
-        env's steps) for a search or click: the engine's answer, or None if not applied."""
+    def _site_act(self, kind: str, arg: str) -> ActionResult | None:
+        """The site's call (on the browser's thread, under the site's lock, only inside one of
+        this env's steps) for a search or click: the engine's answer, or None if not applied."""
         if self._engine is None or self.is_over:
             return None
         new, result = self._transition((kind, arg))
@@ -341,7 +333,7 @@ class BrowserWebShopEnv(WebShopBase):
         """Show the engine's page in the browser and observe it; a dead browser is replaced."""
         try:
             ctx = self._ensure_browser()
-            snap = ctx.run(_load_job, *self._page_args(ctx))
+            snap, values = ctx.run(_load_job, *self._page_args(ctx))
         except BrowserUnavailable:
             raise
         except Exception:
@@ -350,13 +342,21 @@ class BrowserWebShopEnv(WebShopBase):
             self._replace_browser()  # reloads the page itself
             assert self._snap is not None
             return self._snap
-        snap = self._observed(snap, reloaded=True)
+        snap = self._observed(snap, values, reloaded=True)
         self._shown = self._view()
         return snap
 
-    def _observed(self, snap: Observation, *, reloaded: bool = False) -> Observation:
-        """Record what a snapshot says about the page state (typed text, focus)."""
-        if snap.loads != self._loads and not reloaded:
+    def _observed(self, snap: Observation, values: dict[str, str] | None = None, *,
+                  reloaded: bool = False) -> Observation:
+        """Record what a snapshot says about the page state (typed text, focus).
+
+        ``values`` (the boxes' text read from the page) replaces what the env thought was
+        typed: a key such as Backspace edits the box without the env seeing the text, and
+        score_actions, the oracle and get_state must see what a search would send.
+        """
+        if values is not None:
+            self._typed = {str(k): str(v) for k, v in values.items()}
+        elif snap.loads != self._loads and not reloaded:
             # The page was replaced: whatever was typed into it is gone.
             self._typed = {}
         self._loads = snap.loads
@@ -372,8 +372,8 @@ class BrowserWebShopEnv(WebShopBase):
     def _new_episode(self, rng: np.random.Generator, options: dict[str, Any]) -> None:
         super()._new_episode(rng, options)
         self._ensure_browser()
-        assert self._session is not None
-        self._session.bump()
+        assert self._site is not None
+        self._site.bump()
         self._typed = {}
         self._focus = None
         self._snap = self._load_page()
@@ -441,17 +441,17 @@ class BrowserWebShopEnv(WebShopBase):
         if self._offline:
             return self._apply_offline(move)
         action = self._to_click(move)
-        phi0 = self._phi(self.engine.state)
         ctx = self._ensure_browser()
-        session = self._session
-        assert session is not None
+        site = self._site
+        assert site is not None
         # The site applies at most one engine action, and only between these two calls.
-        session.begin_step()
+        site.begin_step()
         try:
             try:
-                result, snap, reloaded = ctx.run(_step_job, *self._page_args(ctx), action)
+                result, snap, values, reloaded = ctx.run(_step_job, *self._page_args(ctx),
+                                                         action)
             finally:
-                taken = session.end_step()
+                taken = site.end_step()
         except BrowserUnavailable:
             raise
         except BrowserTimeout as exc:
@@ -466,27 +466,24 @@ class BrowserWebShopEnv(WebShopBase):
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             error, navigated = f"the browser failed and was restarted: {first[:160]}", False
         else:
-            self._snap = self._observed(snap, reloaded=reloaded)
+            self._snap = self._observed(snap, values, reloaded=reloaded)
             error, navigated = result.error, result.navigated
-            if navigated:
+            if navigated and values is None:
                 self._typed = {}
-            if action.verb == "fill" and not error:
-                self._typed[action.target] = action.text
             self._shown = self._view()
         if taken is not None:  # the action reached the engine: its answer decides
             if not taken.ok:
                 return Outcome(valid=False, error=taken.error)
-            return self._moved(phi0, taken)
+            return self._moved(taken)
         if error:
             return Outcome(valid=False, error=error)
-        return self._shaped(phi0, phi0)
+        return self._unmoved()
 
     def _apply_offline(self, move: Any) -> Outcome:
         """What :meth:`_apply` would score, from the engine alone (the browser is untouched)."""
         engine_move = self._engine_move(move)
         if engine_move is None:
-            phi = self._phi(self.engine.state)
-            return self._shaped(phi, phi)
+            return self._unmoved()
         return self._apply_engine(engine_move)
 
     # ------------------------------------------------------------------ oracle and scoring
@@ -565,8 +562,8 @@ class BrowserWebShopEnv(WebShopBase):
         if live and self._shown == self._view():
             return  # the page already shows this state (score_actions restores it so)
         self._ensure_browser()
-        assert self._session is not None
-        self._session.bump()
+        assert self._site is not None
+        self._site.bump()
         self._snap = self._load_page()
 
     # ------------------------------------------------------------------ render and close
@@ -599,12 +596,12 @@ class BrowserWebShopEnv(WebShopBase):
 
     def close(self) -> None:
         final, self._finalizer = self._finalizer, None
-        self._ctx = self._session = None
+        self._ctx = self._site = None
         if final is not None:
             args = final.detach()
             if args is not None:
-                _, _, (ctx, session), _ = args
-                _release(ctx, session, wait=True)
+                _, _, (ctx,), _ = args
+                _release(ctx, wait=True)
         self._snap = None
         self._shown = None
         super().close()

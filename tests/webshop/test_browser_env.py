@@ -352,7 +352,7 @@ def test_two_envs_in_one_process_are_isolated():
         a.step(f'fill(1, "{a.goal.search_query}")')
         a.step("press(Enter)")
         assert a.engine.state.page == "results" and b.engine.state.page == "search"
-        assert a._session.secret != b._session.secret
+        assert a._site is not b._site and a._ctx is not b._ctx
         assert b._observe().count('value=""') == 1
     finally:
         a.close()
@@ -514,13 +514,13 @@ def test_scoring_actions_does_not_drive_the_browser():
         env.reset(seed=0)
         env.step(f'fill(1, "{env.goal.search_query}")')
         env.step("press(Enter)")
-        taken, version = env._session.actions, env._session.version
+        taken, version = env._site.actions, env._site.version
         url = env._ctx.url()
         scores = env.score_actions([*env._legal_actions(), "scroll(down)", "nonsense"])
         assert max(scores) >= 0.0 and scores[-1] == env.invalid_penalty
         env.oracle_actions()
         # Nothing reached the site (no action, no reload bumping the version), same page.
-        assert (env._session.actions, env._session.version) == (taken, version)
+        assert (env._site.actions, env._site.version) == (taken, version)
         assert env._ctx.url() == url
     finally:
         env.close()

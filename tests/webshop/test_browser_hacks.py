@@ -1,17 +1,18 @@
 """Reward hacks against the browser mode: none may pay, and nothing may leak the goal.
 
-The attacker is granted more than an agent has: it may navigate the page to any URL, send
-HTTP requests from outside the browser (even with the session cookie), and rewrite the DOM
-so that its own links can be clicked with ``click(ID)``.
+The attacker is granted more than an agent has: it may navigate the page to any URL, run
+script in the page (fetch, the site's binding), look for the shop on the machine's ports, and
+rewrite the DOM so that its own links can be clicked with ``click(ID)``.
 """
 
 from __future__ import annotations
 
 import html.parser
+import http.server
 import json
-import urllib.error
+import os
+import threading
 import urllib.parse
-import urllib.request
 
 import pytest
 from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
@@ -19,7 +20,7 @@ from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse f
 from agentgym.environments.webshop.browser_env import BrowserWebShopEnv
 from agentgym.environments.webshop.engine import BUY_NOW
 from agentgym.environments.webshop.env import WebShopEnv
-from agentgym.environments.webshop.site import COOKIE_NAME, SEARCH_BOX_ID
+from agentgym.environments.webshop.pages import SEARCH_BOX_ID
 
 N = 2000
 
@@ -68,7 +69,32 @@ def inject_link(env, agid: str, href: str) -> None:
 
 
 def current_version(env) -> int:
-    return env._session.version
+    return env._site.version
+
+
+def in_page(env, script: str, arg=None):
+    """Run ``script`` in the env's page (what a compromised page could do)."""
+    return env._ctx.run(lambda page: page.evaluate(script, arg))
+
+
+def listening_sockets() -> set[str]:
+    """Inodes of the TCP sockets this process listens on (state 0A = LISTEN)."""
+    mine = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            mine.add(target[8:-1])
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as fh:
+            for line in fh.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in mine:
+                    found.add(fields[9])
+    return found
 
 
 def test_crafted_purchase_urls_are_not_found_and_pay_nothing(env):
@@ -92,31 +118,66 @@ def test_crafted_purchase_urls_are_not_found_and_pay_nothing(env):
 def test_requests_outside_a_step_change_nothing(env):
     to_item_page(env)
     state = json.loads(env.get_state())["state"]
-    taken = env._session.actions
+    taken = env._site.actions
     v = current_version(env)
     buy = "/click?" + urllib.parse.urlencode({"v": v, "l": BUY_NOW})
     # The page itself navigating (an agent has no goto; a script could) outside a step:
     goto(env, buy)
-    # From outside the browser: no cookie, a wrong cookie, and the stolen cookie.
-    url = env._origin + buy
-    for cookie in ("", f"{COOKIE_NAME}=guess", f"{COOKIE_NAME}={env._session.secret}"):
-        req = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as resp:
-                status, body = resp.status, resp.read().decode()
-        except urllib.error.HTTPError as exc:
-            status, body = exc.code, exc.read().decode()
-        if cookie.endswith(env._session.secret):
-            assert status == 200 and "Buy Now" in body  # just the current page, unchanged
-        else:
-            assert status == 403
+    # A script fetching it, or calling the site's binding, outside a step:
+    body = in_page(env, "(u) => fetch(u).then((r) => r.text())", buy)
+    assert "Buy Now" in body  # just the current page, unchanged
+    assert "Buy Now" in in_page(env, "(u) => window.__agentgymFetch(u)", env._origin + buy)
     assert json.loads(env.get_state())["state"] == state
-    assert env._session.actions == taken and current_version(env) == v
+    assert env._site.actions == taken and current_version(env) == v
     # POST and friends are refused outright.
-    req = urllib.request.Request(url, data=b"x", method="POST")
-    with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(req, timeout=10)
-    assert err.value.code in (403, 405)
+    for method in ("POST", "PUT", "DELETE"):
+        status = in_page(env, "([u, m]) => fetch(u, {method: m, body: m === 'DELETE' ? null :"
+                         " 'x'}).then((r) => r.status)", [buy, method])
+        assert status == 405, method
+    assert json.loads(env.get_state())["state"] == state
+
+
+def test_the_shop_has_no_port_and_other_origins_are_unreachable(env):
+    """Nothing outside the env's own browser context can reach its shop: there is no socket
+    to connect to. And the page reaches nothing but the shop: a loopback server on another
+    port (what the old shop server was) gets no request, by fetch, navigation or binding."""
+    from playwright.async_api import Error as PlaywrightError  # the fast lane has no Playwright
+
+    assert listening_sockets() == set()
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    other = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert in_page(env, "(u) => fetch(u).then(() => 'reached', () => 'blocked')",
+                       other + "/x") == "blocked"
+        # The binding answers the shop's own URLs only.
+        for url in (other + "/click?v=0&l=x", "http://example.com/", "javascript:1", 7):
+            assert in_page(env, "(u) => window.__agentgymFetch(u)", url) == ""
+        for url in (other + "/nav", "http://example.com/"):
+            with pytest.raises(PlaywrightError):
+                goto_url(env, url)
+        assert hits == []
+        assert any(other in url for url in env._ctx.blocked)
+    finally:
+        server.shutdown()
+        server.server_close()
+    _, reward, _, _, info = env.step("scroll(down)")  # the next step reloads the shop
+    assert info["valid_action"] and reward == 0.0
+
+
+def goto_url(env, url: str) -> None:
+    env._ctx.run(lambda page: page.goto(url, wait_until="load"))
 
 
 def test_options_the_product_does_not_have_are_refused(env):
@@ -169,7 +230,7 @@ def test_buying_twice_pays_once(env):
         if line.strip().endswith('button "Buy Now"')
     )
     v = current_version(env)
-    taken = env._session.actions
+    taken = env._site.actions
     _, first, terminated, _, info = env.step(f"click({buy_id})")
     assert terminated and info["purchase"] is not None
     # Replaying the Buy Now request, by URL or by step, does nothing more.
@@ -177,7 +238,7 @@ def test_buying_twice_pays_once(env):
     goto(env, "/click?" + urllib.parse.urlencode({"v": v + 1, "l": BUY_NOW}))
     _, again, terminated, _, info = env.step(f"click({buy_id})")
     assert again == 0.0 and terminated and "episode is over" in info["action_error"]
-    assert env.engine.state.purchased is not None and env._session.actions == taken + 1
+    assert env.engine.state.purchased is not None and env._site.actions == taken + 1
 
 
 def test_stale_links_do_nothing(env):
@@ -232,7 +293,7 @@ def assert_page_leaks_nothing(env) -> None:
     for text in parsed.data:
         assert text in visible or text in chrome, text
     labels = set(page.clickables())
-    version = str(env._session.version)
+    version = str(env._site.version)
     for tag, name, value in parsed.attrs:
         if name == "data-agid":
             assert value.isdigit()
@@ -273,20 +334,28 @@ def test_pages_leak_neither_goal_nor_scores(env):
             break
     assert terminated
     assert_page_leaks_nothing(env)  # the done page shows what was bought, not its score
-    cookies = env._ctx.run(lambda page: page.context.cookies())
-    assert [c["name"] for c in cookies] == [COOKIE_NAME]
-    assert cookies[0]["httpOnly"]
+    # No session cookie: the context itself is the session.
+    assert env._ctx.run(lambda page: page.context.cookies()) == []
 
 
-def test_the_session_cookie_is_random_not_derived_from_the_episode():
+def test_each_env_answers_only_its_own_page():
+    """Two envs on the same goal share the origin, not the shop: a request in one page
+    acts on its own engine only."""
     a = BrowserWebShopEnv(num_products=N, goal_index=1)
     b = BrowserWebShopEnv(num_products=N, goal_index=1)
     try:
         a.reset(seed=0)
         b.reset(seed=0)
-        assert a._observe() == b._observe()
-        assert a._session.secret != b._session.secret
-        assert len(a._session.secret) >= 40
+        assert a._observe() == b._observe() and a._origin == b._origin
+        query = urllib.parse.urlencode({"v": current_version(b), "q": b.goal.search_query})
+        a._site.begin_step()
+        b._site.begin_step()
+        try:
+            in_page(a, "(u) => fetch(u).then((r) => r.text())", "/search?" + query)
+        finally:
+            assert b._site.end_step() is None
+            a._site.end_step()
+        assert b.engine.state.page == "search" and b._site.actions == 0
     finally:
         a.close()
         b.close()

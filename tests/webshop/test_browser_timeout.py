@@ -1,13 +1,14 @@
-"""A stalled shop server costs one browser env one invalid step, and no other env anything.
+"""A stalled shop costs one browser env one invalid step, and no other env anything.
 
-The stall is made for one env only: its shop session's ``request`` (what the loopback server
-calls for a search or a click) waits on an event before answering, as a server that hangs
-would. Stall checks, not speed tests: each asserts that a step *returns* within a generous
-bound, long before the stalled server would have answered.
+The stall is made for one env only: its site's ``answer`` (what its browser context calls for
+every request of the page) awaits an event before answering, as a shop that hangs would.
+Stall checks, not speed tests: each asserts that a step *returns* within a generous bound,
+long before the stalled shop would have answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from browser_support import keep_browser, needs_browser  # noqa: F401 (autouse fixture)
 
 from agentgym.environments.webshop.browser_env import BrowserWebShopEnv
-from agentgym.environments.webshop.site import SEARCH_BOX_ID, SEARCH_BUTTON_ID
+from agentgym.environments.webshop.pages import SEARCH_BOX_ID, SEARCH_BUTTON_ID
 
 pytestmark = needs_browser
 
@@ -25,18 +26,30 @@ STALL_S = 15.0
 
 
 def _stall(env: BrowserWebShopEnv) -> tuple[threading.Event, threading.Event]:
-    """Make ``env``'s shop answer only once the returned ``release`` is set."""
-    session = env._session
-    assert session is not None
-    original = session.request
+    """Make ``env``'s shop answer a search or click only once the returned ``release`` is set.
+
+    The wait is asynchronous (it polls the event on the browser's loop), as any slow answer
+    of a served site must be: it holds up this env's page, never the loop.
+    """
+    site = env._site
+    assert site is not None
+    original = site.answer
     arrived, release = threading.Event(), threading.Event()
 
-    def stalled(kind: str, arg: str, version: str) -> str:
-        arrived.set()
-        release.wait(STALL_S)
-        return original(kind, arg, version)
+    def stalled(method: str, url: str) -> Any:
+        if "/search" not in url and "/click" not in url:
+            return original(method, url)
 
-    session.request = stalled  # type: ignore[method-assign]
+        async def later() -> Any:
+            arrived.set()
+            deadline = time.monotonic() + STALL_S
+            while not release.is_set() and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            return original(method, url)
+
+        return later()
+
+    site.answer = stalled  # type: ignore[method-assign]
     return arrived, release
 
 
@@ -57,7 +70,7 @@ def test_a_stalled_step_is_invalid_and_the_env_recovers():
         assert "timeout_ms=2000" in info["action_error"]
         assert env.engine.state.page == "search"  # nothing reached the engine
         release.set()  # the late request now finds the step closed: it changes nothing
-        del env._session.request  # the server answers at once again
+        del env._site.answer  # the shop answers at once again
         info = env.step(f"click({SEARCH_BUTTON_ID})")[4]  # the page is reloaded first
         assert info["valid_action"] is True
         assert env.engine.state.page == "results"

@@ -1,22 +1,13 @@
-"""The loopback shop server without a browser: Host checks, bounded connections, step windows."""
+"""The shop site without a browser: routes, the step window, versions, escaping, refusals."""
 
 from __future__ import annotations
 
-import socket
+import html.parser
 import threading
-import time
-
-import pytest
 
 from agentgym.environments.webshop.engine import Element, Page
-from agentgym.environments.webshop.site import (
-    BASE_CONNECTIONS,
-    CONNECTIONS_PER_SESSION,
-    COOKIE_NAME,
-    ShopSession,
-    get_server,
-    release_session,
-)
+from agentgym.environments.webshop.pages import CSP, MAX_QUERY_CHARS, message_page, render_page
+from agentgym.environments.webshop.site import SHOP_ORIGIN, ShopSite
 
 PAGE = Page("results", (Element("button", "Next >", "Next >"),))
 
@@ -32,61 +23,59 @@ class Recorder:
         return f"did {kind} {arg}"
 
 
-@pytest.fixture
-def served():
+def make() -> tuple[ShopSite, Recorder]:
     recorder = Recorder()
-    session = ShopSession(page=lambda: PAGE, act=recorder.act)
-    server = get_server(session)
-    yield server, session, recorder
-    release_session(session)
+    return ShopSite(page=lambda: PAGE, act=recorder.act), recorder
 
 
-def raw_get(server, path: str, host: str | None, cookie: str = "") -> tuple[int, str]:
-    """One HTTP/1.1 GET over a raw socket (so the Host header is exactly what we say)."""
-    port = int(server.origin.rsplit(":", 1)[1])
-    lines = [f"GET {path} HTTP/1.1"]
-    if host is not None:
-        lines.append(f"Host: {host}")
-    if cookie:
-        lines.append(f"Cookie: {COOKIE_NAME}={cookie}")
-    lines += ["Connection: close", "", ""]
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall("\r\n".join(lines).encode())
-        data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
-    head, _, body = data.decode("utf-8", "replace").partition("\r\n\r\n")
-    return int(head.split()[1]), body
+def get(site: ShopSite, path: str, method: str = "GET"):
+    return site.answer(method, SHOP_ORIGIN + path)
 
 
-def test_only_the_servers_own_host_is_answered(served):
-    server, session, recorder = served
-    own = server.origin.removeprefix("http://")
-    assert raw_get(server, "/page", own, session.secret)[0] == 200
-    assert raw_get(server, "/page", own.upper(), session.secret)[0] == 200  # case-insensitive
-    for host in ("evil.example", f"evil.example:{own.rsplit(':', 1)[1]}", "localhost",
-                 "127.0.0.1", "127.0.0.1:1"):
-        status, body = raw_get(server, "/page", host, session.secret)
-        assert status == 421 and "Next" not in body, host  # a rebinding page reads nothing
-    assert raw_get(server, "/page", None, session.secret)[0] == 400
-    session.begin_step()
-    status, _ = raw_get(server, "/click?v=0&l=Next+%3E", "evil.example", session.secret)
-    assert status == 421 and session.end_step() is None and recorder.acts == []
+def test_routes_and_headers():
+    site, recorder = make()
+    page = get(site, "/page")
+    assert page.status == 200 and "Next &gt;" in page.body
+    assert page.headers["Content-Security-Policy"] == CSP
+    assert page.headers["Cache-Control"] == "no-store"
+    assert get(site, "/").body == page.body
+    for path in ("/buy?asin=B0&reward=1", "/item_page/B0", "/../../etc/passwd", "/click/x"):
+        response = get(site, path)
+        assert response.status == 404 and "Not found" in response.body, path
+    for method in ("POST", "PUT", "DELETE", "OPTIONS", "PATCH"):
+        assert get(site, "/click?v=0&l=Next+%3E", method).status == 405
+    assert recorder.acts == [] and site.version == 0
 
 
-def test_actions_apply_only_inside_a_step_and_once(served):
-    server, session, recorder = served
-    own = server.origin.removeprefix("http://")
+def test_actions_apply_only_inside_a_step_and_once():
+    site, recorder = make()
     click = "/click?v={}&l=Next+%3E"
-    assert raw_get(server, click.format(0), own, session.secret)[0] == 200
-    assert recorder.acts == [] and session.version == 0  # outside a step: nothing happens
-    session.begin_step()
-    raw_get(server, click.format(0), own, session.secret)
-    raw_get(server, click.format(1), own, session.secret)  # a second action in the same step
-    assert session.end_step() == "did click Next >"
-    assert recorder.acts == [("click", "Next >")] and session.version == 1
-    raw_get(server, click.format(1), own, session.secret)  # after the step: nothing
+    assert get(site, click.format(0)).status == 200
+    assert recorder.acts == [] and site.version == 0  # outside a step: nothing happens
+    site.begin_step()
+    get(site, click.format(0))
+    get(site, click.format(1))  # a second action in the same step
+    assert site.end_step() == "did click Next >"
+    assert recorder.acts == [("click", "Next >")] and site.version == 1
+    get(site, click.format(1))  # after the step: nothing
     assert recorder.acts == [("click", "Next >")]
+
+
+def test_stale_versions_garbage_and_oversized_queries():
+    site, recorder = make()
+    site.bump()  # a reset: links of version 0 are stale now
+    site.begin_step()
+    for path in (
+        "/click?v=0&l=Next+%3E",  # stale
+        "/click?l=Next+%3E",  # no version
+        "/click?v=1&v=1&v=1&v=1&v=1&l=Next+%3E",  # more fields than any page sends
+        "/click?v=%ZZ&l=%",
+    ):
+        assert get(site, path).status == 200
+    assert site.end_step() is None and recorder.acts == []
+    site.begin_step()
+    get(site, "/search?v=1&q=" + "a" * (3 * MAX_QUERY_CHARS))
+    assert site.end_step() == "did search " + "a" * MAX_QUERY_CHARS  # clipped, not refused
 
 
 def test_end_step_waits_for_an_action_being_applied():
@@ -98,13 +87,13 @@ def test_end_step_waits_for_an_action_being_applied():
         release.wait(30)
         return "applied"
 
-    session = ShopSession(page=lambda: PAGE, act=slow_act)
-    session.begin_step()
-    request = threading.Thread(target=session.request, args=("click", "Next >", "0"))
+    site = ShopSite(page=lambda: PAGE, act=slow_act)
+    site.begin_step()
+    request = threading.Thread(target=site.request, args=("click", "Next >", "0"))
     request.start()
     assert started.wait(30)
     result: list[object] = []
-    ender = threading.Thread(target=lambda: result.append(session.end_step()))
+    ender = threading.Thread(target=lambda: result.append(site.end_step()))
     ender.start()
     ender.join(0.3)
     # The step cannot close (and the env cannot read its result) while the action runs.
@@ -112,35 +101,49 @@ def test_end_step_waits_for_an_action_being_applied():
     release.set()
     ender.join(30)
     request.join(30)
-    assert result == ["applied"] and session.actions == 1
+    assert result == ["applied"] and site.actions == 1
 
 
-def test_connections_are_bounded(served):
-    server, session, _ = served
-    limit = server.max_connections()
-    assert limit == BASE_CONNECTIONS + CONNECTIONS_PER_SESSION * 1
-    port = int(server.origin.rsplit(":", 1)[1])
-    held = []
-    try:
-        # Idle connections that never send a request each hold a server thread.
-        for _ in range(limit):
-            held.append(socket.create_connection(("127.0.0.1", port), timeout=30))
-        # Connections are accepted in order, so once these extra ones are answered, the
-        # held ones occupy every slot.
-        for _ in range(5):
-            with socket.create_connection(("127.0.0.1", port), timeout=30) as extra:
-                answer = extra.recv(200)
-                assert answer.startswith(b"HTTP/1.1 503"), answer
-                assert extra.recv(200) == b""  # and closed
-        assert server.active_connections == limit
-    finally:
-        for sock in held:
-            sock.close()
-    # The held connections end when their clients go; the server answers again.
-    for _ in range(3000):
-        if server.active_connections == 0:
-            break
-        time.sleep(0.01)
-    assert server.active_connections == 0
-    own = server.origin.removeprefix("http://")
-    assert raw_get(server, "/page", own, session.secret)[0] == 200
+class _Texts(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.hrefs: list[str] = []
+        self.data: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.hrefs += [v for k, v in attrs if k == "href"]
+
+    def handle_data(self, data):
+        self.data.append(data)
+
+
+def test_page_text_and_labels_are_escaped():
+    evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    page = Page(
+        "item",
+        (
+            Element("button", evil, evil),
+            Element("option_group", evil),
+            Element("option", evil, evil),
+            Element("item_title", evil),
+            Element("tab", evil, evil),
+            Element("buy", "Buy Now", "Buy Now"),
+            Element("product_link", evil, evil),
+            Element("product_title", evil),
+            Element("heading", evil),
+            Element("message", evil),
+        ),
+    )
+    parsed = _Texts()
+    parsed.feed(render_page(page, version=7))
+    # Only the page's own tags: the loader script and no injected script or image.
+    assert parsed.tags.count("script") == 1 and "img" not in parsed.tags
+    assert sum(evil in d for d in parsed.data) == 9  # every string shown as text
+    clicks = [h for h in parsed.hrefs if h.startswith("/click")]
+    assert len(clicks) == 5 and "/click?v=7&l=Buy+Now" in clicks
+    assert sum(h.startswith("/click?v=7&l=%3Cscript%3Ealert%281%29") for h in clicks) == 4
+    without_script = render_page(page, version=7, inpage=False)
+    assert "<script>" not in without_script.replace(evil, "")
+    assert "&lt;b&gt;" in message_page("<b>", "x")

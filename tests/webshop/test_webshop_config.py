@@ -12,7 +12,7 @@ from browser_support import needs_browser
 import agentgym
 from agentgym.config import ScopeError
 from agentgym.envinfo import config_model
-from agentgym.environments.webshop import base, make_webshop
+from agentgym.environments.webshop import base, factory, make_webshop
 from agentgym.environments.webshop.browser_env import BrowserWebShopEnv
 from agentgym.environments.webshop.config import (
     MAX_PRODUCTS,
@@ -53,7 +53,7 @@ def test_the_registry_reads_the_factory_model():
 
 def test_choices_follow_the_code():
     assert typing.get_args(WebShopConfig.model_fields["split"].annotation) == tuple(SPLITS)
-    assert typing.get_args(MakeWebShopConfig.model_fields["mode"].annotation) == base.MODES
+    assert typing.get_args(MakeWebShopConfig.model_fields["mode"].annotation) == factory.MODES
     top = WebShopConfig.model_fields["goal_index"].metadata
     assert max(GoalBank.split_size(s) for s in SPLITS) - 1 in [getattr(m, "le", None)
                                                                for m in top]
