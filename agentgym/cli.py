@@ -312,6 +312,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         raise ValueError(f"--port must be in [0, 65535], got {args.port}")
     if args.max_sessions < 1:
         raise ValueError(f"--max-sessions must be >= 1, got {args.max_sessions}")
+    if args.max_heavy_sessions < 0:
+        raise ValueError(f"--max-heavy-sessions must be >= 0, got {args.max_heavy_sessions}")
     if not args.idle_timeout > 0:
         raise ValueError(f"--idle-timeout must be > 0 seconds, got {args.idle_timeout}")
     if args.max_body < 1024:
@@ -333,7 +335,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     )
     extra = {} if args.call_timeout is None else {"call_timeout": args.call_timeout}
     serve(args.env_ids, host=args.host, port=args.port, max_sessions=args.max_sessions,
-          idle_timeout=args.idle_timeout, token=token, max_body=args.max_body,
+          max_heavy_sessions=args.max_heavy_sessions, idle_timeout=args.idle_timeout,
+          token=token, max_body=args.max_body,
           operator_kwargs=operator_kwargs, **extra)
     return 0
 
@@ -493,6 +496,10 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     sv.add_argument("--max-sessions", type=int, default=256,
                     help="live sessions allowed; beyond, creates get 503 (default: 256)")
+    sv.add_argument("--max-heavy-sessions", type=int, default=8, metavar="N",
+                    help="of those, sessions holding a browser or a container (WebShop "
+                    "mode=browser, Terminal-v0; ~100 MB or more each); beyond, creates get "
+                    "503 (default: 8)")
     sv.add_argument("--idle-timeout", type=float, default=600.0, metavar="S",
                     help="close a session after S seconds without a request (default: 600)")
     sv.add_argument("--token", default=None,

@@ -36,7 +36,12 @@ from agentgym.envinfo import REQUIRED, env_creator, env_kwargs, stranger_model
 from agentgym.server.metrics import Metrics
 from agentgym.server.openenv import OPENENV_PREFIX, OpenEnvRoutes
 from agentgym.server.protocol import WS_OPS, ProtocolError, dumps, loads_object
-from agentgym.server.sessions import DEFAULT_CALL_TIMEOUT, Reply, SessionStore
+from agentgym.server.sessions import (
+    DEFAULT_CALL_TIMEOUT,
+    DEFAULT_MAX_HEAVY_SESSIONS,
+    Reply,
+    SessionStore,
+)
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app", "env_schema", "serve"]
 
@@ -227,6 +232,7 @@ def create_app(
     env_ids: Sequence[str],
     *,
     max_sessions: int = 256,
+    max_heavy_sessions: int = DEFAULT_MAX_HEAVY_SESSIONS,
     idle_timeout: float = 600.0,
     token: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
@@ -243,9 +249,11 @@ def create_app(
     :mod:`agentgym.server.sessions`). ``operator_kwargs``: per id, the kwargs every session
     gets (``agentgym serve ID -k key=value``); a client may override only the ones its
     declared config lets a client set (paths, backends and the like are operator-only).
+    ``max_heavy_sessions``: of ``max_sessions``, how many may hold a browser or a container.
     """
     store = SessionStore(
-        env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
+        env_ids, max_sessions=max_sessions, max_heavy_sessions=max_heavy_sessions,
+        idle_timeout=idle_timeout,
         replay_window=replay_window, call_timeout=call_timeout, operator_kwargs=operator_kwargs,
     )
     metrics = Metrics()
@@ -434,7 +442,11 @@ def create_app(
     )
     app.state.store = store
     app.state.metrics = metrics
-    openenv_routes = OpenEnvRoutes(store.env_ids, run, max_body=max_body) if openenv else None
+    openenv_routes = OpenEnvRoutes(
+        store.env_ids, run, max_body=max_body,
+        # MCP sessions and the WebSockets attached to them are this store's sessions.
+        session_env_id=lambda sid: getattr(store.sessions.get(sid), "env_id", None),
+    ) if openenv else None
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -463,6 +475,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     max_sessions: int = 256,
+    max_heavy_sessions: int = DEFAULT_MAX_HEAVY_SESSIONS,
     idle_timeout: float = 600.0,
     token: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
@@ -483,7 +496,8 @@ def serve(
     # default 5 ms a /health took 170 ms (median) during a SearchQA world build; at 0.5 ms, the
     # loop gets it back ten times sooner. Only threads that contend pay for the switches.
     sys.setswitchinterval(0.0005)
-    app = create_app(env_ids, max_sessions=max_sessions, idle_timeout=idle_timeout,
+    app = create_app(env_ids, max_sessions=max_sessions,
+                     max_heavy_sessions=max_heavy_sessions, idle_timeout=idle_timeout,
                      token=token, max_body=max_body, openenv=openenv,
                      call_timeout=call_timeout, operator_kwargs=operator_kwargs)
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=max_body + 1024,

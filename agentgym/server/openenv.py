@@ -14,7 +14,14 @@ route               what
 ``POST /reset``     stateless, as OpenEnv's: a fresh env is reset and closed (one observation)
 ``POST /step``      refused (400): OpenEnv's HTTP step runs on a fresh, never-reset env
 ``GET /state``      stateless, as OpenEnv's: a fresh env's state
+``POST /mcp``       MCP's JSON-RPC: the env's moves as one tool, ``step``, on a session made by
+                    ``openenv/session/create`` (see :mod:`agentgym.server.openenv_mcp`)
+``GET               an OpenAPI 3.1 document of these routes, ``info.version`` = OpenEnv's HTTP
+/openapi.json``     API version (``1.0.0``): ``openenv validate`` reads the mode from its paths
+                    (``/reset``, ``/step``, ``/state``: OpenEnv's "simulation" mode)
 ==================  ==========================================================================
+
+``openenv validate --url {server}/openenv/{env_id}`` (openenv 0.10) passes all six checks.
 
 WebSocket messages (client -> server; each answered by one message, in order):
 
@@ -25,6 +32,10 @@ WebSocket messages (client -> server; each answered by one message, in order):
   kwargs); a later reset with other ``env_kwargs`` replaces it.
 * ``{"type": "step", "data": {"text": ACTION}}`` -> ``{"type": "observation", "data":
   {"observation", "reward", "done"}}``, ``done`` = terminated or truncated.
+* ``WS /ws?session_id=SID`` attaches the connection to a session made by MCP's
+  ``openenv/session/create`` (OpenEnv's ``MCPToolClient`` does this: reset over the WebSocket,
+  ``step`` as an MCP tool call, one env); the session outlives such a connection, and a reset
+  there takes no ``env_kwargs``.
 * ``{"type": "state"}`` -> ``{"type": "state", "data": {"episode_id", "step_count", "env_id",
   "session_id"}}``; ``{"type": "close"}`` ends the connection (no reply).
 * an error: ``{"type": "error", "data": {"message", "code"}}``, ``code`` one of OpenEnv's
@@ -35,8 +46,11 @@ An observation is ``{"text": the env's observation, "info": its info dict, "term
 "truncated"}``. Underneath, each connection is one session of the server's
 :class:`~agentgym.server.sessions.SessionStore` (the same capacity, idle expiry and metrics as
 the agentgym protocol; a fresh request id per message, since OpenEnv never retries one); the
-session is closed when the connection ends. The bearer token applies here too, and OpenEnv's
-client sends no headers: serve without ``--token`` (on a private network) for OpenEnv clients.
+session is closed when the connection ends. The bearer token applies here too: OpenEnv's
+clients send it with ``headers={"Authorization": "Bearer TOKEN"}`` (openenv >= 0.10).
+
+The action schema is titled ``TextAction``: verifiers' OpenEnv taskset reads a schema titled
+``Action`` as OpenEnv's generic tool-calling env and would send ``{"type": "list_tools"}``.
 
 >>> openenv_url("http://127.0.0.1:8000/", "agentgym/TicTacToe-v0")
 'http://127.0.0.1:8000/openenv/agentgym/TicTacToe-v0'
@@ -51,21 +65,27 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
+from urllib.parse import parse_qs
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.types import Receive, Scope, Send
 
 import agentgym
 from agentgym.envinfo import env_creator
+from agentgym.server.openenv_mcp import PARSE_ERROR, McpHandler, rpc_error
 from agentgym.server.protocol import ProtocolError, dumps, loads, loads_object
 from agentgym.server.sessions import Reply
 
-__all__ = ["OPENENV_PREFIX", "OpenEnvRoutes", "openenv_url", "split_openenv_path"]
+__all__ = ["OPENENV_API_VERSION", "OPENENV_PREFIX", "OpenEnvRoutes", "openapi_document",
+           "openenv_url", "split_openenv_path"]
 
 log = logging.getLogger("agentgym.server")
 
 #: The path every OpenEnv base URL starts with: ``{server}/openenv/{env_id}``.
 OPENENV_PREFIX = "/openenv/"
+
+#: The version of OpenEnv's HTTP API served (``openenv validate``'s profile ``openenv-http/1.x``).
+OPENENV_API_VERSION = "1.0.0"
 
 #: ``run(op, session_id, body)``: one agentgym protocol op through the store (and metrics).
 RunOp = Callable[..., Awaitable[Reply]]
@@ -85,8 +105,10 @@ class State(BaseModel):
 def _schemas(observation_length: int, action_length: int,
              info_keys: tuple[str, ...]) -> dict[str, Any]:
     """``/schema``'s action, observation and state, from typed models of the env's lengths."""
+    # "TextAction", not "Action": verifiers' OpenEnv taskset takes a schema titled "Action" for
+    # OpenEnv's generic MCP env and asks it for tools instead of sending the text.
     action = create_model(
-        "Action", __config__=ConfigDict(extra="forbid"),
+        "TextAction", __config__=ConfigDict(extra="forbid"),
         text=(str, Field(max_length=action_length)),
         metadata=(dict[str, Any], Field(default_factory=dict)),
     )
@@ -125,6 +147,41 @@ def split_openenv_path(path: str) -> tuple[str, str] | None:
     return (env_id, route) if env_id and route else None
 
 
+def openapi_document(env_id: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of an OpenEnv base URL's routes (``GET .../openapi.json``).
+
+    >>> doc = openapi_document("agentgym/TicTacToe-v0")
+    >>> doc["info"]["version"], sorted(doc["paths"])[:3]
+    ('1.0.0', ['/health', '/mcp', '/metadata'])
+    """
+    def op(method: str, summary: str, body: bool = False) -> dict[str, Any]:
+        entry: dict[str, Any] = {"summary": summary, "responses": {
+            "200": {"description": "OK", "content": {"application/json": {"schema": {}}}}}}
+        if body:
+            entry["requestBody"] = {"content": {"application/json": {"schema": {
+                "type": "object"}}}}
+        return {method: entry}
+
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": f"agentgym {env_id} (OpenEnv HTTP API)",
+                 "version": OPENENV_API_VERSION,
+                 "description": f"agentgym {agentgym.__version__}; the session is the "
+                                "WebSocket /ws (see /schema for the message types)"},
+        "paths": {
+            "/health": op("get", "liveness: {\"status\": \"healthy\"}"),
+            "/metadata": op("get", "the env's name, description and version"),
+            "/schema": op("get", "JSON schemas of the action, observation and state"),
+            "/reset": op("post", "stateless: a fresh env reset and closed", body=True),
+            "/step": op("post", "refused (400): step over the WebSocket /ws", body=True),
+            "/state": op("get", "stateless: a fresh env's state"),
+            "/mcp": op("post", "MCP JSON-RPC 2.0: tools/list, tools/call (the step tool)",
+                       body=True),
+            "/ws": op("get", "the WebSocket session: reset, step, state, close"),
+        },
+    }
+
+
 def _observation(body: dict[str, Any], reward: float | None) -> dict[str, Any]:
     """An agentgym reset/step reply as OpenEnv's ``{"observation", "reward", "done"}``."""
     terminated = bool(body.get("terminated", False))
@@ -140,16 +197,21 @@ def _observation(body: dict[str, Any], reward: float | None) -> dict[str, Any]:
 class _OpenEnvError(Exception):
     """A message refused with one of OpenEnv's error codes."""
 
-    def __init__(self, message: str, code: str = "EXECUTION_ERROR") -> None:
+    def __init__(self, message: str, code: str = "EXECUTION_ERROR", status: int = 400) -> None:
         super().__init__(message)
         self.code = code
+        #: The HTTP status of ``POST /reset``: 400 for the client's fault, the session
+        #: store's 5xx (503 full, 500 the env failed, 504 past the limit) for the server's.
+        self.status = status
 
 
 def _check(reply: Reply, code: str = "EXECUTION_ERROR") -> dict[str, Any]:
     if reply.status == 503:
-        raise _OpenEnvError(reply.body.get("error", "server full"), "CAPACITY_REACHED")
+        raise _OpenEnvError(reply.body.get("error", "server full"), "CAPACITY_REACHED", 503)
     if reply.status >= 400:
-        raise _OpenEnvError(reply.body.get("error", f"status {reply.status}"), code)
+        # A server-side failure keeps its 5xx: a client must not read it as its own bad input.
+        raise _OpenEnvError(reply.body.get("error", f"status {reply.status}"), code,
+                            reply.status if reply.status >= 500 else 400)
     return reply.body
 
 
@@ -160,15 +222,17 @@ def _rid() -> str:
 class _Connection:
     """One OpenEnv WebSocket connection: at most one agentgym session at a time."""
 
-    def __init__(self, run: RunOp, env_id: str) -> None:
+    def __init__(self, run: RunOp, env_id: str, attached: str | None = None) -> None:
         self.run, self.env_id = run, env_id
-        self.sid: str | None = None
-        self.kwargs: dict[str, Any] | None = None
+        #: an MCP session this connection is attached to (not its own: left open at the end)
+        self.attached = attached
+        self.sid: str | None = attached
+        self.kwargs: dict[str, Any] | None = {} if attached else None
         self.episode_id: str | None = None
         self.step_count = 0
 
     async def close(self) -> None:
-        if self.sid is not None:
+        if self.sid is not None and self.attached is None:
             sid, self.sid = self.sid, None
             await self.run("close", sid, {"request_id": _rid()})
 
@@ -199,6 +263,9 @@ class _Connection:
             raise _OpenEnvError("reset: options must be an object", "VALIDATION_ERROR")
         if episode_id is not None and not isinstance(episode_id, str):
             raise _OpenEnvError("reset: episode_id must be a string", "VALIDATION_ERROR")
+        if self.attached is not None and kwargs:
+            raise _OpenEnvError("reset: a connection attached to a session takes no env_kwargs "
+                                "(give them to openenv/session/create)", "VALIDATION_ERROR")
         if self.sid is None or kwargs != self.kwargs:
             await self.close()
             body = _check(await self.run("create", None, {
@@ -245,17 +312,29 @@ class OpenEnvRoutes:
             result.observation["text"], result.reward, result.done
     """
 
-    def __init__(self, env_ids: Sequence[str], run: RunOp, *, max_body: int) -> None:
+    def __init__(self, env_ids: Sequence[str], run: RunOp, *, max_body: int,
+                 session_env_id: Callable[[str], str | None] = lambda sid: None) -> None:
         self.env_ids = tuple(env_ids)
         self.run = run
         self.max_body = max_body
+        #: the env id of a live session of the server (None: no such session)
+        self.session_env_id = session_env_id
+        self.mcp = McpHandler(run, session_env_id, self._action_length, _rid)
+
+    @staticmethod
+    def _action_length(env_id: str) -> int:
+        from agentgym.server.app import env_schema
+
+        return int(env_schema(env_id)["action_space"]["max_length"])
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         split = split_openenv_path(path)
         env_id, route = split if split is not None else ("", "")
         if scope["type"] == "websocket":
             if route == "ws" and env_id in self.env_ids:
-                return await self._ws(scope, receive, send, env_id)
+                attached = _query_session(scope)
+                if attached is None or self.session_env_id(attached) == env_id:
+                    return await self._ws(scope, receive, send, env_id, attached)
             # Refused before the handshake: the client's connect fails (HTTP 403).
             await send({"type": "websocket.close", "code": 1008})
             return None
@@ -268,6 +347,7 @@ class OpenEnvRoutes:
             ("GET", "health"): self._health, ("GET", "schema"): self._schema,
             ("GET", "metadata"): self._metadata, ("GET", "state"): self._state,
             ("POST", "reset"): self._http_reset, ("POST", "step"): self._http_step,
+            ("POST", "mcp"): self._mcp, ("GET", "openapi.json"): self._openapi,
         }.get((method, route))
         if handler is None:
             return await _send(send, 404, {"error": f"no route {method} {path}"})
@@ -275,6 +355,8 @@ class OpenEnvRoutes:
             status, body = await handler(env_id, scope, receive)
         except ProtocolError as exc:
             status, body = exc.status, {"error": str(exc)}
+            if route == "mcp":  # a JSON-RPC client reads a JSON-RPC error, even at 4xx
+                body = rpc_error(None, PARSE_ERROR if status == 400 else -32600, str(exc))
         except Exception:  # a bug, not bad input: one JSON line, never a stack trace
             log.exception("OpenEnv %s %s failed", method, route)
             status, body = 500, {"error": "internal server error"}
@@ -309,9 +391,20 @@ class OpenEnvRoutes:
         try:
             return 200, await conn.reset(data)
         except _OpenEnvError as exc:
-            return (503 if exc.code == "CAPACITY_REACHED" else 400), {"error": str(exc)}
+            return exc.status, {"error": str(exc)}
         finally:
             await conn.close()
+
+    async def _openapi(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        return 200, openapi_document(env_id)
+
+    async def _mcp(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
+        raw = await _read_raw(receive, self.max_body)
+        try:
+            message = loads(raw)
+        except ValueError as exc:
+            raise ProtocolError(f"Parse error: {exc}", 400) from None
+        return await self.mcp.answer(env_id, message)
 
     async def _http_step(self, env_id: str, scope: Scope, receive: Receive) -> tuple[int, Any]:
         await _read_json(receive, self.max_body)
@@ -319,11 +412,12 @@ class OpenEnvRoutes:
                               "request); step over the WebSocket /ws"}
 
     # ------------------------------------------------------------------ WebSocket
-    async def _ws(self, scope: Scope, receive: Receive, send: Send, env_id: str) -> None:
+    async def _ws(self, scope: Scope, receive: Receive, send: Send, env_id: str,
+                  attached: str | None = None) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
-        conn = _Connection(self.run, env_id)
+        conn = _Connection(self.run, env_id, attached)
         try:
             while True:
                 message = await receive()
@@ -365,8 +459,22 @@ class OpenEnvRoutes:
                                               "code": "EXECUTION_ERROR"}}
 
 
+def _query_session(scope: Scope) -> str | None:
+    """The ``session_id`` of a WebSocket URL's query (MCPToolClient's attach), or None."""
+    values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id")
+    return values[-1] if values else None
+
+
 async def _read_json(receive: Receive, max_body: int) -> dict[str, Any]:
     """A request's JSON object body (``{}`` when empty); :class:`ProtocolError` if not one."""
+    raw = await _read_raw(receive, max_body)
+    if not raw.strip():
+        return {}
+    return loads_object(raw)
+
+
+async def _read_raw(receive: Receive, max_body: int) -> bytes:
+    """A request's body; :class:`ProtocolError` (413) past ``max_body`` bytes."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -380,14 +488,11 @@ async def _read_json(receive: Receive, max_body: int) -> dict[str, Any]:
         chunks.append(chunk)
         if not message.get("more_body", False):
             break
-    raw = b"".join(chunks)
-    if not raw.strip():
-        return {}
-    return loads_object(raw)
+    return b"".join(chunks)
 
 
 async def _send(send: Send, status: int, body: Any) -> None:
-    data = dumps(body)
+    data = b"" if body is None else dumps(body)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(data)).encode())]})

@@ -27,7 +27,9 @@
   a new connection finds its reply), else to the connection (``client`` passed to
   :meth:`SessionStore.handle`). Another client reusing the id makes a session of its own.
 * ``max_sessions`` bounds the live sessions: a create beyond it is answered 503 with
-  ``Retry-After``. A session idle for ``idle_timeout`` seconds is closed.
+  ``Retry-After``. ``max_heavy_sessions`` (default 8) bounds, the same way, the sessions whose
+  env holds a browser or a container (:func:`heavy_session`), each tens to hundreds of MB and
+  a few processes. A session idle for ``idle_timeout`` seconds is closed.
 
 Every call returns a :class:`Reply` (status, JSON body, headers); errors are one line.
 
@@ -63,8 +65,8 @@ from agentgym.server.protocol import (
     parse_request_id,
 )
 
-__all__ = ["DEFAULT_CALL_TIMEOUT", "CallPool", "Reply", "Session", "SessionStore",
-           "describe_env"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "DEFAULT_MAX_HEAVY_SESSIONS", "CallPool", "Reply",
+           "Session", "SessionStore", "describe_env", "heavy_session"]
 
 log = logging.getLogger("agentgym.server")
 
@@ -73,6 +75,10 @@ _REMOTE_KWARGS = frozenset({"server_url", "token", "retry_for"})
 #: Seconds one env call in a worker thread may take (building the largest SearchQA world,
 #: scale 742, takes about two minutes on one core).
 DEFAULT_CALL_TIMEOUT = 300.0
+#: Heavy sessions (a browser or a container each) allowed at once by default. A WebShop
+#: browser session holds about 70-120 MB and two Chromium processes, a Terminal session a
+#: container: 8 of them are about 1 GB, where the 256 of ``max_sessions`` would be 30 GB.
+DEFAULT_MAX_HEAVY_SESSIONS = 8
 #: A ``score`` of at most this many actions runs inline (a larger one in a thread).
 INLINE_SCORE = 32
 #: An inline call slower than this (seconds) moves its session's later calls to the threads.
@@ -164,6 +170,8 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: Env calls run on the event loop (the env's ``blocking_io`` is False), not in a thread.
     inline: bool = False
+    #: Its env holds a browser or a container (counts against ``max_heavy_sessions``).
+    heavy: bool = False
     #: request id -> (op, the fields it was sent with, the reply).
     replies: OrderedDict[str, tuple[str, dict[str, Any], Reply]] = field(
         default_factory=OrderedDict)
@@ -216,8 +224,32 @@ def describe_env(env: gym.Env) -> dict[str, Any]:
     return out
 
 
+def heavy_session(env_id: str, kwargs: Mapping[str, Any]) -> bool:
+    """Whether a session of ``env_id`` made with ``kwargs`` holds a browser or a container.
+
+    Told by the entry point, before anything is built: a class says it with a
+    ``heavy_session`` ClassVar, a factory with a ``heavy_session(kwargs) -> bool`` attribute
+    (WebShop's says so for ``mode="browser"``). An env that says nothing is light.
+
+    >>> heavy_session("agentgym/TicTacToe-v0", {})
+    False
+    >>> heavy_session("agentgym/WebShop-v0", {"mode": "browser"})
+    True
+    """
+    creator = env_creator(env_id)
+    said = getattr(creator, "heavy_session", False)
+    if callable(said) and not isinstance(creator, type):
+        return bool(said(dict(kwargs)))
+    return bool(said)
+
+
 def _error(exc: BaseException) -> Reply:
-    """An env's exception as a reply: bad input is 400 with its type, anything else 500."""
+    """An env's exception as a reply: bad input (ValueError, TypeError, a Gymnasium error) is
+    400 with its first line; anything else is 500 naming the exception's type only.
+
+    >>> _error(RuntimeError("no browser at /home/me/chrome")).body["error"]
+    "RuntimeError: the env failed on the server; see the server's log"
+    """
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     message = (lines[0] if lines else type(exc).__name__)[:400]
     kind = type(exc).__name__
@@ -225,8 +257,11 @@ def _error(exc: BaseException) -> Reply:
         return Reply(400, {"error": message, "type": "ResetNeeded"})
     if isinstance(exc, (ValueError, TypeError, gym.error.Error)):
         return Reply(400, {"error": message, "type": kind})
-    log.exception("env call failed")
-    return Reply(500, {"error": f"{kind}: {message}", "type": kind})
+    # A failure on the server's side (a missing browser, a dead container, a bug) may name
+    # host paths, users or addresses: the client gets its type only, the log gets it all.
+    log.error("env call failed", exc_info=exc)
+    return Reply(500, {"error": f"{kind}: the env failed on the server; see the server's log",
+                       "type": kind})
 
 
 class SessionStore:
@@ -235,6 +270,8 @@ class SessionStore:
     Args:
         env_ids: the ids this server hosts (a create naming another is refused).
         max_sessions: live sessions allowed at once (503 + ``Retry-After`` beyond).
+        max_heavy_sessions: of those, sessions whose env holds a browser or a container
+            (see :func:`heavy_session`) allowed at once (503 + ``Retry-After`` beyond).
         idle_timeout: seconds without a request after which a session is closed.
         replay_window: replies remembered per session for request-id dedupe.
         call_timeout: seconds one env call in a worker thread may take (504 beyond, and the
@@ -252,6 +289,7 @@ class SessionStore:
         env_ids: Sequence[str],
         *,
         max_sessions: int = 256,
+        max_heavy_sessions: int = DEFAULT_MAX_HEAVY_SESSIONS,
         idle_timeout: float = 600.0,
         replay_window: int = 64,
         call_timeout: float = DEFAULT_CALL_TIMEOUT,
@@ -270,12 +308,15 @@ class SessionStore:
             check_kwargs(env_id, given)
         if max_sessions < 1:
             raise ValueError(f"max_sessions must be >= 1, got {max_sessions}")
+        if max_heavy_sessions < 0:
+            raise ValueError(f"max_heavy_sessions must be >= 0, got {max_heavy_sessions}")
         if idle_timeout <= 0:
             raise ValueError(f"idle_timeout must be > 0, got {idle_timeout}")
         if call_timeout <= 0:
             raise ValueError(f"call_timeout must be > 0, got {call_timeout}")
         self.env_ids = tuple(dict.fromkeys(env_ids))
         self.max_sessions = max_sessions
+        self.max_heavy_sessions = max_heavy_sessions
         self.idle_timeout = float(idle_timeout)
         self.replay_window = replay_window
         self.call_timeout = float(call_timeout)
@@ -283,6 +324,7 @@ class SessionStore:
         self.clock = clock
         self.sessions: dict[str, Session] = {}
         self._reserved = 0  # creates under way and calls past their limit (count as sessions)
+        self._heavy_reserved = 0  # the same, of heavy envs (count against max_heavy_sessions)
         self._gone: OrderedDict[str, str] = OrderedDict()  # closed/expired id -> why
         # (client scope, create request id) -> (fields, reply), and the creates under way.
         self._created: OrderedDict[tuple[Any, str], tuple[dict[str, Any], Reply]] = (
@@ -366,24 +408,25 @@ class SessionStore:
                 raise ProtocolError(f"{name} is set by this server's operator; a remote "
                                     "client may not change it")
         kwargs = {**pinned, **kwargs}
-        if len(self.sessions) + self._reserved >= self.max_sessions:
+        # Judged before the env is built: a browser launched only to be refused would cost
+        # what the cap is there to bound.
+        heavy = heavy_session(env_id, kwargs)
+        if self._full(heavy):
             await self.expire()
-        if len(self.sessions) + self._reserved >= self.max_sessions:
-            raise ProtocolError(
-                f"server busy: {self.max_sessions} sessions open; retry later",
-                503,
-                {"Retry-After": "1"},
-            )
+        if self._full(heavy):
+            raise self._busy(heavy)
         future: asyncio.Future[Reply] | None = None
         if rid is not None:
             future = asyncio.get_running_loop().create_future()
             self._creating[key] = (fields, future)
         self._reserved += 1
+        self._heavy_reserved += heavy
         reply = Reply(500, {"error": "the session could not be created"})
         try:
-            reply = await self._build(env_id, kwargs)
+            reply = await self._build(env_id, kwargs, heavy)
         finally:
             self._reserved -= 1
+            self._heavy_reserved -= heavy
             if rid is not None:
                 self._creating.pop(key, None)
                 self._remember_create(key, fields, reply)
@@ -391,7 +434,23 @@ class SessionStore:
                 future.set_result(reply)
         return reply
 
-    async def _build(self, env_id: str, kwargs: dict[str, Any]) -> Reply:
+    def heavy_count(self) -> int:
+        """Live heavy sessions plus heavy creates under way and heavy calls past their limit."""
+        return sum(s.heavy for s in self.sessions.values()) + self._heavy_reserved
+
+    def _full(self, heavy: bool) -> bool:
+        return (len(self.sessions) + self._reserved >= self.max_sessions
+                or (heavy and self.heavy_count() >= self.max_heavy_sessions))
+
+    def _busy(self, heavy: bool) -> ProtocolError:
+        if len(self.sessions) + self._reserved >= self.max_sessions or not heavy:
+            what = f"{self.max_sessions} sessions open"
+        else:
+            what = (f"{self.max_heavy_sessions} sessions holding a browser or a container "
+                    "open")
+        return ProtocolError(f"server busy: {what}; retry later", 503, {"Retry-After": "1"})
+
+    async def _build(self, env_id: str, kwargs: dict[str, Any], heavy: bool) -> Reply:
         def build() -> tuple[gym.Env, dict[str, Any]]:
             check_kwargs(env_id, kwargs)
             # The bare env: Gymnasium's order check would refuse a step after set_state,
@@ -405,14 +464,23 @@ class SessionStore:
                                                     self.call_timeout)
         except Exception as exc:
             if isinstance(exc, TimeoutError) and not future.done():
-                self._outlive(future, lambda built: built[0].close())
+                self._outlive(future, lambda built: built[0].close(), heavy)
                 return self._timed_out("building the env")
             return _error(exc)
+        if not heavy and getattr(env, "heavy_session", False):
+            # An entry point that did not say so built a heavy env: it counts from now on,
+            # and is closed at once when the heavy sessions are already at their cap.
+            heavy = True
+            if self.heavy_count() >= self.max_heavy_sessions:
+                self.pool.submit(_quietly, env.close)
+                busy = self._busy(True)
+                return Reply(busy.status, {"error": str(busy)}, busy.headers)
         sid = secrets.token_urlsafe(16)
         while sid in self.sessions or sid in self._gone:  # never reuse an id
             sid = secrets.token_urlsafe(16)
         inline = getattr(env, "blocking_io", True) is False  # unknown envs: a thread
-        self.sessions[sid] = Session(sid, env_id, env, self.clock(), inline=inline)
+        self.sessions[sid] = Session(sid, env_id, env, self.clock(), inline=inline,
+                                     heavy=heavy)
         self.created_total += 1
         return Reply(200, {"session_id": sid, "env_id": env_id, "env": described})
 
@@ -423,13 +491,17 @@ class SessionStore:
                                     f"{self.call_timeout:g} s for one env call{closed}",
                            "type": "Timeout"})
 
-    def _outlive(self, future: asyncio.Future[Any], cleanup: Callable[[Any], Any]) -> None:
+    def _outlive(self, future: asyncio.Future[Any], cleanup: Callable[[Any], Any],
+                 heavy: bool) -> None:
         """A call past its limit runs on in its thread: it counts against ``max_sessions``
-        until it ends, and then what it made (or used) is cleaned up, in a thread."""
+        (and a heavy env's against ``max_heavy_sessions``) until it ends, and then what it
+        made (or used) is cleaned up, in a thread."""
         self._reserved += 1
+        self._heavy_reserved += heavy
 
         def done(f: asyncio.Future[Any]) -> None:
             self._reserved -= 1
+            self._heavy_reserved -= heavy
             if not f.cancelled() and f.exception() is None:
                 self.pool.submit(_quietly, cleanup, f.result())
 
@@ -572,7 +644,7 @@ class SessionStore:
                 except TimeoutError:
                     self._forget(session, f"its {op} ran past the {self.call_timeout:g} s "
                                           "limit for one env call")
-                    self._outlive(future, lambda _: session.env.close())
+                    self._outlive(future, lambda _: session.env.close(), session.heavy)
                     return self._timed_out(f"the {op}", sid)
             if op == "set_state" or (op == "reset" and fields.get("options")):
                 # The state is the client's now (a snapshot, a hand-drawn level): one can be

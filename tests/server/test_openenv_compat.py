@@ -1,7 +1,7 @@
-"""OpenEnv compatibility: openenv-core's own clients drive agentgym envs on ``agentgym serve``.
+"""OpenEnv compatibility: OpenEnv's own clients drive agentgym envs on ``agentgym serve``.
 
 The server runs as ``agentgym serve`` in a subprocess on a free loopback port (see
-:mod:`server_support`); the clients are openenv-core's ``GenericEnvClient`` (sync and async)
+:mod:`server_support`); the clients are OpenEnv's ``GenericEnvClient`` (sync and async)
 and a typed ``EnvClient`` subclass written the way OpenEnv's env packages write theirs. Each
 episode is played against a local ``gym.make`` of the same id, seed and actions: observations,
 rewards, done flags and info must be equal.
@@ -24,7 +24,7 @@ from agentgym.server.openenv import openenv_url
 from agentgym.server.protocol import dumps, loads
 
 openenv_core = pytest.importorskip(
-    "openenv.core", reason="openenv-core is not installed (pip install 'openenv-core>=0.3')"
+    "openenv.core", reason="openenv is not installed (pip install 'openenv>=0.10')"
 )
 from openenv.core import EnvClient, GenericEnvClient  # noqa: E402
 from openenv.core.client_types import StepResult  # noqa: E402

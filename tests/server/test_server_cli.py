@@ -23,6 +23,7 @@ def serve(*args: str) -> subprocess.CompletedProcess:
         (("nope/X-v0",), "unknown env id"),
         (("agentgym/TicTacToe-v0", "--port", "70000"), "--port"),
         (("agentgym/TicTacToe-v0", "--max-sessions", "0"), "--max-sessions"),
+        (("agentgym/TicTacToe-v0", "--max-heavy-sessions", "-1"), "--max-heavy-sessions"),
         (("agentgym/TicTacToe-v0", "--idle-timeout", "-1"), "--idle-timeout"),
         (("agentgym/TicTacToe-v0", "--max-body", "10"), "--max-body"),
         (("agentgym/TicTacToe-v0", "--port", "many"), "invalid int value"),
