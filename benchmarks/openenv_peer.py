@@ -1,9 +1,9 @@
 """OpenEnv's env server as a benchmark peer, in its own virtual environment.
 
-``openenv-core`` 0.3.0 brings FastAPI, gradio, fastmcp, huggingface_hub, openai and pandas
-(about 100 packages), none of which the project needs, so it lives in ``.venv-openenv``
-(``scripts/bench.sh`` creates it; ``$OPENENV_VENV`` names another one). This one file holds
-both ends:
+``openenv`` 0.10.0 (formerly ``openenv-core``) brings FastAPI, gradio, fastmcp, huggingface_hub,
+openai and pandas (about 100 packages), none of which the project needs, so it lives in
+``.venv-openenv`` (``scripts/bench.sh`` creates it; ``$OPENENV_VENV`` names another one). This
+one file holds both ends:
 
 * **server side** (``python benchmarks/openenv_peer.py --port P [--variant V]`` under the
   OpenEnv venv; stdlib and OpenEnv only, no agentgym import): an echo env written against
@@ -25,7 +25,7 @@ no session survives between two requests); ``/ws`` gives each WebSocket connecti
 request ids and no way to resume a session after a dropped connection.
 
 Variants (:data:`VARIANTS`): ``default`` is ``uvicorn.run(app)`` as ``pip install
-openenv-core`` gets it (asyncio event loop, h11 HTTP parser: openenv-core does not depend on
+openenv`` gets it (asyncio event loop, h11 HTTP parser: openenv does not depend on
 uvicorn's ``standard`` extra); ``tuned`` adds uvloop and httptools (what ``uvicorn[standard]``
 brings), both installed in the venv by ``scripts/bench.sh``.
 
@@ -57,7 +57,7 @@ __all__ = [
 _REPO = Path(__file__).resolve().parents[1]
 
 #: What scripts/bench.sh installs into the OpenEnv venv.
-OPENENV_SPEC: tuple[str, ...] = ("openenv-core==0.3.0", "uvloop==0.23.0", "httptools==0.9.0")
+OPENENV_SPEC: tuple[str, ...] = ("openenv==0.10.0", "uvloop==0.23.0", "httptools==0.9.0")
 
 #: Variant name -> uvicorn ``loop`` / ``http`` settings.
 VARIANTS: dict[str, dict[str, str]] = {

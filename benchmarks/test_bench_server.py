@@ -17,7 +17,7 @@ and the ``websockets`` client without compression.
 * OpenEnv over HTTP: ``POST /step`` (OpenEnv's HTTP is stateless: it builds and closes a new
   env for every request, so there is no session to keep); over WebSocket: ``{"type":
   "step"}`` on ``/ws`` (one env per connection).
-* OpenEnv twice: ``default`` (asyncio + h11, what ``pip install openenv-core`` runs; the
+* OpenEnv twice: ``default`` (asyncio + h11, what ``pip install openenv`` runs; the
   3x target is checked against it) and ``tuned`` (uvloop + httptools).
 * A bare Starlette echo (``bench_server_env.bare_app``: no env, no session, no thread) on
   the agentgym server's stack and uvicorn defaults: the floor under both servers.
@@ -95,7 +95,7 @@ REPLY_TIMEOUT = 30.0
 #: Agent steps per overhead round, and how many seeded episodes of that length are cycled.
 OVERHEAD_STEPS = 3
 OVERHEAD_EPISODES = 4
-TARGET = {"min_ratio": 3.0, "against": "openenv-core"}
+TARGET = {"min_ratio": 3.0, "against": "openenv"}
 _request_ids = itertools.count()
 
 
@@ -190,8 +190,8 @@ def _openenv_missing(venv: Path) -> str | None:
             f"OpenEnv's venv {venv} does not exist; scripts/bench.sh creates it "
             f"({' '.join(OPENENV_SPEC)})"
         )
-    if venv_version(venv, "openenv-core") is None:
-        return f"openenv-core is not installed in {venv}; scripts/bench.sh installs it"
+    if venv_version(venv, "openenv") is None:
+        return f"openenv is not installed in {venv}; scripts/bench.sh installs it"
     return None
 
 
@@ -655,10 +655,10 @@ def _label(case: Case, servers: Servers) -> str:
     if case.server == "bare":
         return f"bare Starlette echo, {how} (no env, no session; {_our_stack()})"
     variant = case.server.removeprefix("openenv-")
-    version = venv_version(servers.openenv_venv, "openenv-core") or "?"
+    version = venv_version(servers.openenv_venv, "openenv") or "?"
     knobs = "uvicorn asyncio + h11" if variant == "default" else "uvloop + httptools"
     state = "new env per request" if case.transport == "http" else "env per connection"
-    return f"openenv-core {version}, {how} ({state}; {knobs})"
+    return f"openenv {version}, {how} ({state}; {knobs})"
 
 
 async def _open_all(sessions: Sequence[Session]) -> None:
@@ -696,7 +696,7 @@ def test_server_round_trips(
             group=f"server-{case.transport}-{case.clients}-clients",
             side="agentgym" if is_ours else "peer",
             impl=_label(case, servers),
-            peer={"agentgym": None, "bare": "bare-starlette"}.get(family, "openenv-core"),
+            peer={"agentgym": None, "bare": "bare-starlette"}.get(family, "openenv"),
             variant={"openenv-tuned": "tuned", "bare": "reference"}.get(case.server, ""),
             unit="round trip",
             per_round=case.clients * per_client,
@@ -705,7 +705,7 @@ def test_server_round_trips(
             clients=case.clients,
             round_trips_per_client=per_client,
             transport=case.transport,
-            openenv_core=venv_version(servers.openenv_venv, "openenv-core"),
+            openenv=venv_version(servers.openenv_venv, "openenv"),
         )
         actions = [ACTION] * per_client
         with CpuMeter(benchmark, server, case.clients * per_client) as meter:

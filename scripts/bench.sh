@@ -81,7 +81,7 @@ if [ "${AGENTGYM_BENCH_BROWSERGYM:-1}" != 0 ] && ! bg_ready; then
     fi
 fi
 
-# OpenEnv's server (openenv-core) brings gradio, fastmcp, huggingface_hub, openai, pandas and
+# OpenEnv's server (PyPI's openenv, formerly openenv-core) brings gradio, fastmcp, huggingface_hub,
 # some 100 packages in all that the project does not need, so it gets its own venv too;
 # benchmarks/test_bench_server.py runs its server as a subprocess (benchmarks/openenv_peer.py).
 # uvloop and httptools are for its "tuned" rows. Without this venv the OpenEnv rows skip.
@@ -91,13 +91,18 @@ oe_ready() {
     "$OE_VENV/bin/python" -c "
 from importlib.metadata import version as v
 import openenv.core.env_server.http_server, uvloop, httptools
-assert v('openenv-core') == '0.3.0', 'wrong version'
+assert v('openenv') == '0.10.0', 'wrong version'
 " >/dev/null 2>&1
 }
 if [ "${AGENTGYM_BENCH_OPENENV:-1}" != 0 ] && ! oe_ready; then
-    echo "setting up $OE_VENV (openenv-core 0.3.0 for the env server benchmarks)" >&2
+    echo "setting up $OE_VENV (openenv 0.10.0 for the env server benchmarks)" >&2
+    # openenv continues openenv-core under a new name and ships the same files: a venv from
+    # before the rename is made anew rather than holding both.
+    if "$OE_VENV/bin/python" -m pip show --quiet openenv-core > /dev/null 2>&1; then
+        rm -rf "$OE_VENV"
+    fi
     if ! { { [ -x "$OE_VENV/bin/python" ] || python3 -m venv "$OE_VENV"; } &&
-           "$OE_VENV/bin/pip" install -q "openenv-core==0.3.0" "uvloop==0.23.0" \
+           "$OE_VENV/bin/pip" install -q "openenv==0.10.0" "uvloop==0.23.0" \
                "httptools==0.9.0" && oe_ready; }; then
         notes+=("could not set up $OE_VENV: the OpenEnv rows skip")
     fi

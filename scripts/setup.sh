@@ -15,5 +15,12 @@ if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
     .venv/bin/python -m pip install --quiet --upgrade pip
 fi
+# PyPI's `openenv` continues `openenv-core` (stopped at 0.3.0) and ships the same files: beside
+# it, installing one overwrites the other's files and uninstalling either deletes them. A .venv
+# from before the rename drops both here; the install below brings `openenv` back alone.
+if .venv/bin/python -m pip show --quiet openenv-core > /dev/null 2>&1; then
+    echo "removing openenv-core from .venv (renamed: PyPI's openenv replaces it)"
+    .venv/bin/python -m pip uninstall --quiet --yes openenv-core openenv > /dev/null 2>&1 || true
+fi
 echo "installing agentgym[$extras] into .venv"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[$extras]"

@@ -26,7 +26,7 @@ def library_modules() -> list[str]:
     kept = []
     for name in names:
         # The in-container runner is a script run by the sandbox's own python, not a module.
-        if name.endswith(".__main__") or name == "agentgym.sandbox.runner":
+        if name.endswith(".__main__") or name == "agentgym.sandbox.runner" or name in OWN_VENV:
             continue
         kept.append(name)
     return sorted(kept)
@@ -34,6 +34,9 @@ def library_modules() -> list[str]:
 
 #: Modules whose examples need what an install may lack: a module and a program on PATH.
 NEEDS = {"agentgym.environments.household.twx": ("textworld_express", "java")}
+#: Modules whose framework lives in a venv of its own: their examples run in that venv
+#: (tests/integrations/test_verifiers_adapter.py runs agentgym.integrations.verifiers' there).
+OWN_VENV = {"agentgym.integrations.verifiers"}
 
 
 @pytest.mark.parametrize("name", library_modules())
