@@ -85,7 +85,14 @@ class RunConfig(EnvConfig):
     max_turns: int = Field(8, ge=1, description="agent turns per episode")
     device: str = Field("cpu", description="a torch device: cpu, cuda, cuda:1")
     dtype: Literal["", "float32", "float16", "bfloat16"] = Field(
-        "", description='"": the model\'s default; "bfloat16" on a GPU')
+        "", description='compute dtype: the weights stay float32 and the forward runs under '
+        'torch.autocast in this dtype ("" or "float32": no autocast; "bfloat16" on a GPU); the '
+        'sampler keeps its own copy in it')
+    attn_implementation: Literal["", "eager", "sdpa", "flash_attention_2"] = Field(
+        "", description='the attention kernel transformers uses ("": its default)')
+    gradient_checkpointing: bool = Field(
+        False, description="recompute each block's activations in the backward pass instead "
+        "of holding them (less memory, ~30% more compute)")
     lora_rank: int = Field(0, ge=0, description="> 0: train LoRA adapters of this rank (peft) "
                            "instead of all weights")
     lora_alpha: float = Field(16.0, description="LoRA's scaling numerator (alpha / rank)")
@@ -161,6 +168,46 @@ class RLConfig(RunConfig):
     epochs: int = Field(1, ge=1, description="passes over each rollout batch")
     minibatch_size: int = Field(0, ge=0, description="sequences per optimizer step (0: the "
                                 "whole batch)")
+    micro_batch_size: int = Field(4, ge=0, description="sequences per forward/backward pass; "
+                                  "a minibatch's gradients are accumulated over its micro-"
+                                  "batches, so the step is the minibatch's (0: the whole "
+                                  "minibatch at once)")
+    tis_cap: float = Field(0.0, ge=0, description="> 0: truncated importance sampling, each "
+                           "token's loss weighted by min(p_trainer / p_sampler, tis_cap) at "
+                           "the rollout's weights (0: off)")
+    eval_every: int = Field(0, ge=0, description="> 0: a greedy evaluation on eval_seeds before "
+                            "the first update and every N updates, in the metrics rows")
+    eval_seeds: list[int] = Field(
+        default_factory=list, description='held-out env seeds of that evaluation, one episode '
+        'each: a JSON list, "a,b,c" or "START:STOP"')
+
+    @field_validator("eval_seeds", mode="before")
+    @classmethod
+    def _seed_list(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            with contextlib.suppress(json.JSONDecodeError):
+                return json.loads(text)
+            return value
+        if ":" in text:
+            start, _, stop = text.partition(":")
+            with contextlib.suppress(ValueError):
+                return list(range(int(start), int(stop)))
+            return value
+        with contextlib.suppress(ValueError):
+            return [int(part) for part in text.split(",") if part.strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _eval_needs_seeds(self) -> Self:
+        if self.eval_every and not self.eval_seeds:
+            raise ValueError("eval_every > 0 needs eval_seeds (held-out env seeds), e.g. "
+                             "--eval-seeds 1000:1030")
+        if any(s < 0 for s in self.eval_seeds):
+            raise ValueError(f"eval_seeds must be >= 0, got {self.eval_seeds}")
+        return self
 
 
 class GRPOConfig(RLConfig):
@@ -174,8 +221,22 @@ class GRPOConfig(RLConfig):
     gamma: float = Field(0.95, ge=0, le=1, description="GiGPO's step-return discount")
     step_weight: float = Field(1.0, description="GiGPO's w in A = A_episode + w * A_step")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _dr_grpo_sums_tokens(cls, data: Any) -> Any:
+        # Dr.GRPO is two changes together: no std in the advantage *and* no per-sequence
+        # length normalisation in the loss. advantage="dr_grpo" alone brings the second.
+        if isinstance(data, Mapping) and data.get("advantage") == "dr_grpo" and "agg" not in data:
+            return {**data, "agg": "token-sum"}
+        return data
+
     @model_validator(mode="after")
     def _groups_of_two(self) -> Self:
+        if self.advantage == "dr_grpo" and self.agg == "seq-mean":
+            raise ValueError(
+                "advantage='dr_grpo' with agg='seq-mean' is not Dr.GRPO (it also drops the "
+                "per-sequence length normalisation); use agg='token-sum' or leave agg unset"
+            )
         if self.group_size < 2:
             raise ValueError(
                 f"group_size must be >= 2 for GRPO (a group of one has no reward spread to "
@@ -196,6 +257,11 @@ class VPRConfig(RLConfig):
 
     @model_validator(mode="after")
     def _two_candidates(self) -> Self:
+        if self.reward_mode != "process":
+            raise ValueError(
+                f"VPR trains on each candidate's process score (only the committed candidate "
+                f"has an outcome), so reward_mode must be 'process', got {self.reward_mode!r}"
+            )
         if self.k < 2:
             raise ValueError(
                 f"k must be >= 2 for VPR (one candidate per state has no spread), got "

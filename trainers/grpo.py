@@ -34,13 +34,22 @@ from agentgym.progress import progress_bar
 from agentgym.trainers.advantages import dr_grpo, gigpo, grpo, scale_negatives, zero_spread_fraction
 from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
 from agentgym.trainers.config import GRPOConfig, RLConfig, RunConfig, config_dict
-from agentgym.trainers.loss import collate, policy_loss, sequence_logprobs
+from agentgym.trainers.evaluate import greedy_eval
+from agentgym.trainers.loss import (
+    collate,
+    logprob_gap,
+    policy_loss,
+    sequence_logprobs,
+    truncated_is_weights,
+)
 from agentgym.trainers.metrics import MetricsLog, plot_metrics, rollout_metrics
 from agentgym.trainers.optim import make_optimizer, optimizer_step
 from agentgym.trainers.records import StepRecord, StepTable
 
 __all__ = [
+    "DiskReference",
     "Policy",
+    "compute_dtype",
     "decoder_blocks",
     "freeze_below",
     "grpo_advantages",
@@ -48,6 +57,7 @@ __all__ = [
     "make_env_factory",
     "ppo_update",
     "progress_bar",
+    "reference_model",
     "run_dir",
     "train",
     "trainable",
@@ -66,13 +76,33 @@ class Policy:
     sampler: Any
 
 
+def compute_dtype(cfg: RunConfig) -> torch.dtype | None:
+    """The autocast dtype of ``cfg.dtype`` (None: float32 compute, no autocast).
+
+    >>> from agentgym.trainers.config import GRPOConfig
+    >>> compute_dtype(GRPOConfig(dtype="bfloat16")), compute_dtype(GRPOConfig())
+    (torch.bfloat16, None)
+    """
+    return {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(cfg.dtype)
+
+
 def load_policy(cfg: RunConfig) -> Policy:
-    """Load ``cfg.model`` (a random-init one from ``cfg.seed``) and a sampler for it."""
+    """Load ``cfg.model`` (a random-init one from ``cfg.seed``) and a sampler for it.
+
+    The trained weights are float32 whatever ``cfg.dtype`` says: AdamW's steps at RL learning
+    rates are far below bfloat16's resolution (8 bits of mantissa: a weight of 0.02 moves in
+    steps of ~1e-4, and an update of lr 1e-6 rounds away). ``cfg.dtype`` is the compute dtype:
+    the loss's forward runs under autocast in it, and the sampler holds its own copy of the
+    weights in it (synced after every update); with float32 it samples from the model itself.
+    """
     from agentgym.llm.models import load_model
     from agentgym.llm.sampler import make_sampler
 
-    dtype = getattr(torch, cfg.dtype) if cfg.dtype else None
-    model, tokenizer = load_model(cfg.model, device=cfg.device, dtype=dtype, seed=cfg.seed)
+    model, tokenizer = load_model(cfg.model, device=cfg.device, dtype=torch.float32, seed=cfg.seed,
+                                  attn_implementation=cfg.attn_implementation or None)
+    if cfg.gradient_checkpointing:
+        # Non-reentrant: works with frozen inputs (the embeddings) and with peft adapters.
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if cfg.trainable_layers:
         freeze_below(model, cfg.trainable_layers)
     if cfg.lora_rank:
@@ -82,7 +112,53 @@ def load_policy(cfg: RunConfig) -> Policy:
         lora = LoraConfig(r=cfg.lora_rank, lora_alpha=cfg.lora_alpha,
                           target_modules="all-linear", task_type="CAUSAL_LM")
         model = get_peft_model(model, lora)
-    return Policy(model, tokenizer, make_sampler(model, tokenizer))
+    half = compute_dtype(cfg)
+    sampler = make_sampler(model, tokenizer, **({"dtype": half} if half is not None else {}))
+    return Policy(model, tokenizer, sampler)
+
+
+class DiskReference:
+    """The initial weights of a full model, kept in a file and read only when needed.
+
+    The KL reference is read once per update, for one no-gradient pass; held in memory, a
+    float32 copy costs as much as the model (SmolLM2-135M: 0.54 GB) all run long. On CPU
+    the trainers save it to ``path`` instead and :meth:`load` memory-maps it for that pass:
+    the same float32 values, so the same reference log-probs, at the cost of reading the file
+    once per update (from the page cache). :func:`ppo_update` runs the trained model's own
+    modules on these weights (``torch.func.functional_call``), so no second model is built.
+    """
+
+    def __init__(self, model: torch.nn.Module, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, self.path)
+
+    def load(self) -> dict[str, torch.Tensor]:
+        return torch.load(self.path, mmap=True, weights_only=True)
+
+    def close(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def reference_model(
+    policy: Policy, cfg: RLConfig, folder: Path | None = None
+) -> torch.nn.Module | DiskReference | None:
+    """The frozen initial model the KL term reads (None when ``beta = 0``, and under LoRA).
+
+    Under LoRA no copy is made: the reference is the same model with its adapters disabled
+    (:func:`ppo_update` runs it inside peft's ``disable_adapter()``), which is exactly the
+    initial model since only the adapters train. On CPU with a ``folder``, a
+    :class:`DiskReference` in it. Otherwise a frozen copy, stored in the compute dtype when
+    that is half precision: its forward runs under autocast, which rounds the matrices'
+    weights to that dtype anyway, and it halves the copy's memory.
+    """
+    if not cfg.beta or hasattr(policy.model, "disable_adapter"):
+        return None
+    if folder is not None and torch.device(cfg.device).type == "cpu":
+        return DiskReference(policy.model, folder / "reference.pt")
+    ref = copy.deepcopy(policy.model).eval().requires_grad_(False)
+    half = compute_dtype(cfg)
+    return ref.to(half) if half is not None else ref
 
 
 def decoder_blocks(model: torch.nn.Module) -> torch.nn.ModuleList:
@@ -170,55 +246,135 @@ def grpo_advantages(table: StepTable, cfg: GRPOConfig) -> tuple[np.ndarray, np.n
 # --- the policy update ------------------------------------------------------------------------
 
 
+def _spans(count: int, minibatch: int, micro: int) -> list[list[tuple[int, int]]]:
+    """Row ranges: one list per optimizer step (minibatch), one range per micro-batch.
+
+    >>> _spans(5, 4, 2)
+    [[(0, 2), (2, 4)], [(4, 5)]]
+    """
+    return [[(m, min(m + micro, s + minibatch, count))
+             for m in range(s, min(s + minibatch, count), micro)]
+            for s in range(0, count, minibatch)]
+
+
 def ppo_update(
     policy: Policy,
     optimizer: torch.optim.Optimizer,
     rows: Sequence[StepRecord],
     advantages: np.ndarray,
     cfg: RLConfig,
-    ref_model: torch.nn.Module | None = None,
+    ref_model: torch.nn.Module | DiskReference | None = None,
 ) -> dict[str, float]:
-    """``cfg.epochs`` passes of the clipped loss over ``rows``; returns mean stats per step."""
+    """``cfg.epochs`` passes of the clipped loss over ``rows``; returns mean stats per step.
+
+    1. Before any step, the trainer's own forward (no gradient) gives every row's log-probs
+       at the rollout's weights: the ratio's denominator. The sampler's log-probs, from
+       another dtype or kernel, are not used in the ratio; their gap to the trainer's is
+       reported (``sampler_logprob_gap_mean`` / ``_max``, nats per token) and, with
+       ``tis_cap > 0``, corrected by truncated importance sampling. The reference
+       log-probs (``beta > 0``) are computed in the same pass.
+    2. One optimizer step per ``minibatch_size`` rows, its gradient accumulated over
+       micro-batches of ``micro_batch_size`` rows; each micro-batch's loss is scaled by its
+       share of the minibatch (sequences for seq-mean, tokens for token-mean; token-sum's
+       divisor is the minibatch's), so the step equals one over the whole minibatch.
+    """
     model = policy.model
     pad_id = getattr(policy.tokenizer, "pad_token_id", None) or 0
+    half = compute_dtype(cfg)
     advantages = scale_negatives(advantages, cfg.negative_weight)
     size = cfg.minibatch_size or len(rows)
-    totals: dict[str, float] = {}
-    steps = 0
+    steps_spans = _spans(len(rows), size, min(cfg.micro_batch_size or size, size))
+
+    def forward(m: torch.nn.Module, batch: Any, **kw: Any) -> Any:
+        return sequence_logprobs(m, batch.input_ids, batch.attention_mask, batch.completion_mask,
+                                 temperature=cfg.temperature, autocast_dtype=half, **kw)
+
+    # 1. The trainer's log-probs at the rollout's weights (and the reference's), per micro-batch.
     model.train()
-    for _ in range(cfg.epochs):
-        for start in range(0, len(rows), size):
-            chunk = rows[start : start + size]
+    reference: Any = ref_model
+    if isinstance(ref_model, DiskReference):  # the trained modules on the initial weights
+        state = ref_model.load()
+
+        def reference(**kwargs: Any) -> Any:
+            return torch.func.functional_call(model, state, args=(), kwargs=kwargs,
+                                             tie_weights=False)  # both keys are in state
+
+    batches, old, ref = {}, {}, {}
+    gap_sum, gap_max, tokens = 0.0, 0.0, 0.0
+    with torch.no_grad():
+        for span in (s for spans in steps_spans for s in spans):
+            chunk = rows[span[0] : span[1]]
             batch = collate([r.prompt_ids for r in chunk], [r.completion_ids for r in chunk],
                             [r.logprobs for r in chunk], pad_id=pad_id).to(cfg.device)
-            adv = torch.tensor(advantages[start : start + size], dtype=torch.float32,
-                               device=cfg.device)
-            new, entropy = sequence_logprobs(model, batch.input_ids, batch.attention_mask,
-                                             batch.completion_mask, temperature=cfg.temperature,
-                                             with_entropy=True)
-            ref = None
-            if ref_model is not None:
-                with torch.no_grad():
-                    ref = sequence_logprobs(ref_model, batch.input_ids, batch.attention_mask,
-                                            batch.completion_mask, temperature=cfg.temperature)
-            loss, stats = policy_loss(
-                new, batch.old_logprobs, adv, batch.completion_mask,
-                eps_low=cfg.eps_low, eps_high=cfg.eps_high, agg=cfg.agg, beta=cfg.beta,
-                ref_logprobs=ref, entropy=entropy.detach(),
-                constant=cfg.loss_constant or len(chunk) * cfg.max_new_tokens,
-            )
+            batches[span] = batch
+            old[span] = forward(model, batch)
+            mask = batch.completion_mask
+            n = float(mask.sum())
+            if n:
+                mean, worst = logprob_gap(old[span], batch.old_logprobs, mask)
+                gap_sum, gap_max, tokens = gap_sum + mean * n, max(gap_max, worst), tokens + n
+            if reference is not None:
+                ref[span] = forward(reference, batch)
+            elif cfg.beta and hasattr(model, "disable_adapter"):
+                with model.disable_adapter():  # LoRA: the base model is the initial one
+                    ref[span] = forward(model, batch)
+
+    reference = state = None  # a DiskReference's weights are read; let them go
+    # 2. The clipped-ratio steps.
+    totals: dict[str, float] = {}
+    steps = 0
+    for _ in range(cfg.epochs):
+        for spans in steps_spans:
+            masks = [batches[s].completion_mask for s in spans]
+            seqs = [float((m.sum(dim=1) > 0).sum()) for m in masks]
+            toks = [float(m.sum()) for m in masks]
+            constant = cfg.loss_constant or (spans[-1][1] - spans[0][0]) * cfg.max_new_tokens
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            stats: dict[str, float] = {}
+            for i, span in enumerate(spans):
+                batch = batches[span]
+                adv = torch.tensor(advantages[span[0] : span[1]], dtype=torch.float32,
+                                   device=cfg.device)
+                new, entropy = forward(model, batch, with_entropy=True)
+                weights = None
+                if cfg.tis_cap > 0:
+                    weights = truncated_is_weights(old[span], batch.old_logprobs,
+                                                   batch.completion_mask, cfg.tis_cap)
+                loss, part = policy_loss(
+                    new, old[span], adv, batch.completion_mask,
+                    eps_low=cfg.eps_low, eps_high=cfg.eps_high, agg=cfg.agg, beta=cfg.beta,
+                    ref_logprobs=ref.get(span), entropy=entropy, constant=constant,
+                    is_weights=weights,
+                )
+                if cfg.agg == "seq-mean":
+                    share = seqs[i] / max(sum(seqs), 1.0)
+                elif cfg.agg == "token-mean":
+                    share = toks[i] / max(sum(toks), 1.0)
+                else:  # token-sum: the divisor is already the minibatch's constant
+                    share = 1.0
+                (loss * share).backward()
+                # Per-token means, weighted by the micro-batch's tokens; the loss, summed.
+                weight = toks[i] / max(sum(toks), 1.0)
+                if weights is not None:
+                    part["tis_weight_mean"] = float(
+                        (weights * batch.completion_mask).sum() / max(toks[i], 1.0))
+                for key, value in part.items():
+                    stats[key] = stats.get(key, 0.0) + value * weight
+                stats["loss"] = stats.get("loss", 0.0) + float(loss.detach()) * share
             step = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps,
                                   max_grad_norm=cfg.max_grad_norm)
-            stats.update(loss=float(loss.detach()), grad_norm=step.grad_norm, lr=step.lr)
+            stats.update(grad_norm=step.grad_norm, lr=step.lr)
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + value
             steps += 1
+    optimizer.zero_grad(set_to_none=True)  # the gradients are not needed until the next update
     model.eval()
     # The sampler must generate with the weights just trained (stale weights: a known bug).
     policy.sampler.sync(model)
-    return {key: value / steps for key, value in totals.items()}
+    out = {key: value / steps for key, value in totals.items()}
+    out["sampler_logprob_gap_mean"] = gap_sum / tokens if tokens else 0.0
+    out["sampler_logprob_gap_max"] = gap_max
+    return out
 
 
 # --- the loop ---------------------------------------------------------------------------------
@@ -244,7 +400,7 @@ def train(
         from agentgym.trainers.rollout import rollout_groups as rollout
     policy = policy or load_policy(cfg)
     # The reference for the KL term is the initial model, frozen; none is kept when beta = 0.
-    ref_model = copy.deepcopy(policy.model).eval().requires_grad_(False) if cfg.beta else None
+    ref_model = reference_model(policy, cfg, out)
     optimizer = make_optimizer(trainable(policy.model), lr=cfg.lr)
     start, rows = 0, []
     if cfg.resume:
@@ -253,6 +409,8 @@ def train(
     log = MetricsLog(out / "metrics.jsonl", rows)
     make_env = make_env_factory(cfg)
     began = time.perf_counter()
+    if cfg.eval_every and start == 0:  # the starting point of the held-out curve
+        log.log({"update": 0, **greedy_eval(make_env, policy, cfg)})
 
     with progress_bar(cfg.progress, console, status=True) as bar:
         task = bar.add_task("grpo", total=cfg.updates, completed=start, status="")
@@ -283,16 +441,20 @@ def train(
                 kept = [r for r, k in zip(table, keep, strict=True) if k]
                 row.update(ppo_update(policy, optimizer, kept, adv[keep], cfg, ref_model))
                 row["update_s"] = time.perf_counter() - t1
+            done = update + 1
+            if cfg.eval_every and (done % cfg.eval_every == 0 or done == cfg.updates):
+                row.update(greedy_eval(make_env, policy, cfg))
             row["elapsed_s"] = time.perf_counter() - began
             log.log(row)
 
-            done = update + 1
             if (cfg.checkpoint_every and done % cfg.checkpoint_every == 0) or done == cfg.updates:
                 save_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer,
                                 step=done, config=config_dict(cfg), metrics=log.rows)
             bar.update(task, advance=1, status=f"reward {row['reward_mean']:.3f} "
                        f"success {row['success_rate']:.0%} flat {zero_spread:.0%}")
 
+    if isinstance(ref_model, DiskReference):
+        ref_model.close()
     finish_run(policy, log.rows, out, cfg, "grpo")
     return log.rows
 

@@ -28,9 +28,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 
-__all__ = ["AGGREGATIONS", "Batch", "collate", "policy_loss", "sequence_logprobs"]
+__all__ = [
+    "AGGREGATIONS",
+    "Batch",
+    "collate",
+    "logprob_gap",
+    "policy_loss",
+    "sequence_logprobs",
+    "token_logprobs",
+    "truncated_is_weights",
+]
 
 AGGREGATIONS = ("seq-mean", "token-sum", "token-mean")
 
@@ -69,6 +77,7 @@ def policy_loss(
     ref_logprobs: torch.Tensor | None = None,
     constant: float | None = None,
     entropy: torch.Tensor | None = None,
+    is_weights: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Clipped-ratio policy loss over the agent's tokens; returns ``(loss, stats)``.
 
@@ -81,6 +90,8 @@ def policy_loss(
         agg: ``"seq-mean"``, ``"token-sum"`` (divided by ``constant``) or ``"token-mean"``.
         beta: weight of the KL penalty to ``ref_logprobs`` (0: off; needs ``ref_logprobs``).
         entropy: optional ``[B, T]`` per-token entropy, only reported (``stats["entropy"]``).
+        is_weights: optional ``[B, T]`` per-token weights of the clipped term (truncated
+            importance sampling, :func:`truncated_is_weights`); constants, no gradient.
 
     Per token: ``-min(r A, clip(r, 1 - eps_low, 1 + eps_high) A) + beta * KL`` with
     ``r = exp(new - old)`` and ``KL = exp(ref - new) - (ref - new) - 1`` (k3, >= 0).
@@ -116,6 +127,8 @@ def policy_loss(
     unclipped = ratio * adv
     clipped = ratio.clamp(1.0 - eps_low, 1.0 + eps_high) * adv
     per_token = -torch.minimum(unclipped, clipped)
+    if is_weights is not None:
+        per_token = per_token * is_weights.detach().to(per_token.dtype)
 
     kl_ref = None
     if ref_logprobs is not None:
@@ -140,6 +153,86 @@ def policy_loss(
     return loss, stats
 
 
+def truncated_is_weights(
+    trainer_logprobs: torch.Tensor, sampler_logprobs: torch.Tensor, mask: torch.Tensor,
+    cap: float,
+) -> torch.Tensor:
+    """Truncated importance-sampling weights ``min(exp(trainer - sampler), cap)`` per token.
+
+    The rollout was sampled by the sampler (another dtype, another kernel), whose
+    probabilities differ from the trainer's at the same weights; the PPO ratio is taken
+    against the trainer's own log-probs, and this weight corrects the remaining
+    sampler/trainer mismatch, truncated at ``cap`` so that a token the sampler found much
+    less likely than the trainer does cannot dominate the batch. 1 outside ``mask``.
+
+    >>> w = truncated_is_weights(torch.tensor([[-1.0, -0.5, 0.0]]),
+    ...                          torch.tensor([[-1.0, -1.5, 9.0]]),
+    ...                          torch.tensor([[1.0, 1.0, 0.0]]), cap=2.0)
+    >>> [round(v, 4) for v in w[0].tolist()]
+    [1.0, 2.0, 1.0]
+    """
+    if not cap > 0:
+        raise ValueError(f"cap must be > 0, got {cap}")
+    delta = torch.where(mask > 0, trainer_logprobs - sampler_logprobs, 0.0)
+    return delta.exp().clamp(max=cap).detach()
+
+
+def logprob_gap(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor) -> tuple[float, float]:
+    """Mean and max of ``|a - b|`` over the tokens where ``mask == 1`` (0.0, 0.0 for none).
+
+    >>> logprob_gap(torch.tensor([[0.0, -1.0]]), torch.tensor([[0.5, -1.25]]),
+    ...             torch.tensor([[1.0, 1.0]]))
+    (0.375, 0.5)
+    """
+    active = mask > 0
+    if not bool(active.any()):
+        return 0.0, 0.0
+    gap = (a - b).abs()[active]
+    return float(gap.mean()), float(gap.max())
+
+
+def token_logprobs(
+    logits: torch.Tensor,
+    targets: torch.Tensor,
+    *,
+    temperature: float = 1.0,
+    with_entropy: bool = False,
+    chunk_rows: int = 256,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+    """``log_softmax(logits / temperature)`` at ``targets``, without the full log-softmax.
+
+    ``logits`` is ``[..., V]`` and ``targets`` ``[...]``. Per row: the taken token's logit
+    minus the row's logsumexp, computed ``chunk_rows`` rows at a time, so autograd holds
+    no ``[rows, V]`` log-softmax (nor its exp, for the entropy) besides the logits
+    themselves. Half-precision logits (autocast) are upcast to float32 one chunk at a time.
+    With ``with_entropy``, also each row's entropy, computed under ``no_grad`` (it is only
+    reported).
+
+    >>> logits = torch.tensor([[2.0, 0.0, -1.0], [0.0, 0.0, 0.0]])
+    >>> lp = token_logprobs(logits, torch.tensor([0, 2]), chunk_rows=1)
+    >>> ref = torch.log_softmax(logits, -1)[[0, 1], [0, 2]]
+    >>> bool(torch.allclose(lp, ref))
+    True
+    """
+    shape = targets.shape
+    flat = logits.reshape(-1, logits.shape[-1])
+    index = targets.reshape(-1)
+    picked, entropies = [], []
+    for start in range(0, flat.shape[0], max(1, chunk_rows)):
+        rows = flat[start : start + chunk_rows].float() / temperature
+        lse = torch.logsumexp(rows, dim=-1)
+        picked.append(rows.gather(-1, index[start : start + chunk_rows, None]).squeeze(-1) - lse)
+        if with_entropy:
+            with torch.no_grad():
+                # H = logsumexp(z) - sum(softmax(z) * z)
+                entropies.append(lse - (torch.softmax(rows, dim=-1) * rows).sum(-1))
+    out = torch.cat(picked) if picked else flat.new_zeros(0, dtype=torch.float32)
+    if not with_entropy:
+        return out.reshape(shape)
+    ent = torch.cat(entropies) if entropies else out.detach()
+    return out.reshape(shape), ent.reshape(shape)
+
+
 def sequence_logprobs(
     model: torch.nn.Module,
     input_ids: torch.Tensor,
@@ -148,19 +241,27 @@ def sequence_logprobs(
     *,
     temperature: float = 1.0,
     with_entropy: bool = False,
+    autocast_dtype: torch.dtype | None = None,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
     """Log-prob of every completion token given the ones before it, ``[B, T]`` (0 elsewhere).
 
     Position ``t`` holds ``log p(input_ids[t] | input_ids[:t])`` where ``completion_mask``
     is 1, and 0 everywhere else. Logits are divided by ``temperature`` first, so the values
     match the sampler's log-probs (it samples from the tempered distribution). With
-    ``with_entropy`` also returns the per-token entropy of that distribution, ``[B, T]``.
+    ``with_entropy`` also returns the per-token entropy of that distribution, ``[B, T]``,
+    computed without gradients.
+
+    ``autocast_dtype`` (``torch.bfloat16`` or ``float16``) runs the forward under
+    ``torch.autocast`` in that dtype: matrix products in half precision, while the weights
+    (and so the optimizer's updates) stay float32. None: the model's own dtype throughout.
 
     Rows are left-padded (as :func:`collate` builds them, and as the sampler pads its
     prompts): position ids count real tokens only, so they equal the sampler's, and every
     completion ends at the last column. Only the last columns that hold completion tokens
-    go through the vocabulary projection (``logits_to_keep``): for a 49k-token vocabulary
-    the full ``[B, T, V]`` logits would cost gigabytes for a prompt of a few hundred tokens.
+    go through the vocabulary projection (``logits_to_keep``), and the taken tokens'
+    log-probs are read with :func:`token_logprobs` (gather, then logsumexp, in chunks of
+    rows): for a 49k-token vocabulary a full ``[B, T, V]`` log-softmax held for autograd
+    would cost gigabytes.
     """
     width = input_ids.shape[1]
     has = completion_mask.any(dim=0).nonzero()
@@ -168,21 +269,23 @@ def sequence_logprobs(
     keep = max(width - first + 1, 1)  # ... and the column before it, which predicts it
     positions = (attention_mask.cumsum(dim=-1) - 1).clamp(min=0)
     kwargs = {"input_ids": input_ids, "attention_mask": attention_mask, "position_ids": positions}
-    try:
-        logits = model(**kwargs, logits_to_keep=keep).logits
-    except TypeError:  # a model without logits_to_keep: project every position
-        logits = model(**kwargs).logits
-    logits = logits[:, -keep:-1].float() / temperature  # predictions for the last keep-1 columns
-    logp_all = F.log_softmax(logits, dim=-1)
+    autocast = torch.autocast(device_type=input_ids.device.type, dtype=autocast_dtype,
+                              enabled=autocast_dtype is not None)
+    with autocast:
+        try:
+            logits = model(**kwargs, logits_to_keep=keep).logits
+        except TypeError:  # a model without logits_to_keep: project every position
+            logits = model(**kwargs).logits
+    logits = logits[:, -keep:-1]  # predictions for the last keep-1 columns
     targets = input_ids[:, width - keep + 1 :]
-    picked = logp_all.gather(-1, targets[..., None]).squeeze(-1)
+    result = token_logprobs(logits, targets, temperature=temperature, with_entropy=with_entropy)
+    picked, entropy = result if with_entropy else (result, None)
     mask = completion_mask.to(picked.dtype)
     head = torch.zeros_like(mask[:, : width - keep + 1])
-    token_logprobs = torch.cat([head, picked], dim=1) * mask
-    if not with_entropy:
-        return token_logprobs
-    entropy = -(logp_all.exp() * logp_all).sum(-1)
-    return token_logprobs, torch.cat([head, entropy], dim=1) * mask
+    token_lps = torch.cat([head, picked], dim=1) * mask
+    if entropy is None:
+        return token_lps
+    return token_lps, torch.cat([head, entropy], dim=1) * mask
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Run metrics: one JSON object per update in ``metrics.jsonl``, PNG curves at the end.
+"""Run metrics: one JSON object per update in ``metrics.jsonl`` (and the same rows as
+``metrics.csv`` beside it, for spreadsheets and plotting tools), PNG curves at the end.
 
 Each row is flat (``update`` first, then numbers). Rows whose keys are in
 :data:`TIMING_KEYS` measure the machine, not the run: they are the only values that differ
@@ -7,6 +8,7 @@ between two runs of the same config (the resume test compares everything else).
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections.abc import Sequence
@@ -27,13 +29,15 @@ __all__ = [
 
 #: Wall-clock measurements: they vary from run to run.
 TIMING_KEYS = frozenset(
-    {"tokens_per_s", "env_time_share", "rollout_s", "update_s", "elapsed_s", "gen_s", "env_s"}
+    {"tokens_per_s", "env_time_share", "rollout_s", "update_s", "elapsed_s", "gen_s", "env_s",
+     "eval_s"}
 )
 
 #: The curves plotted by default, when a run logged them.
 DEFAULT_PLOTS = (
     "reward_mean",
     "success_rate",
+    "eval_success_rate",
     "valid_action_rate",
     "zero_spread_fraction",
     "loss",
@@ -48,16 +52,33 @@ def without_timing(row: dict[str, Any]) -> dict[str, Any]:
 
 
 class MetricsLog:
-    """Append-only JSONL metrics; ``rows`` keeps them in memory for checkpoints and plots."""
+    """Append-only JSONL metrics; ``rows`` keeps them in memory for checkpoints and plots.
+
+    Every row also goes to ``metrics.csv`` in the same folder: one column per key seen so
+    far (in order of first appearance), empty where a row lacks the key (a skipped update
+    has no loss). The CSV is rewritten whole on each row, since a new key adds a column.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     log = MetricsLog(pathlib.Path(tmp) / "metrics.jsonl")
+    ...     log.log({"update": 1, "reward_mean": 0.5})
+    ...     log.log({"update": 2, "reward_mean": 0.25, "loss": 1.0})
+    ...     print(log.csv_path.read_text(), end="")
+    update,reward_mean,loss
+    1,0.5,
+    2,0.25,1.0
+    """
 
     def __init__(self, path: str | Path, rows: Sequence[dict[str, Any]] = ()) -> None:
         self.path = Path(path)
+        self.csv_path = self.path.with_suffix(".csv")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.rows: list[dict[str, Any]] = [dict(r) for r in rows]
         # Rewrite the file from ``rows``: on resume, rows logged after the checkpoint go.
         with self.path.open("w", encoding="utf-8") as out:
             for row in self.rows:
                 out.write(json.dumps(row) + "\n")
+        self._write_csv()
 
     def log(self, row: dict[str, Any]) -> None:
         clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
@@ -65,6 +86,16 @@ class MetricsLog:
         self.rows.append(clean)
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(clean) + "\n")
+        self._write_csv()
+
+    def _write_csv(self) -> None:
+        columns = list(dict.fromkeys(key for row in self.rows for key in row))
+        with self.csv_path.open("w", encoding="utf-8", newline="") as out:
+            writer = csv.DictWriter(out, fieldnames=columns, restval="")
+            if columns:
+                writer.writeheader()
+            for row in self.rows:
+                writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
 
 
 def read_metrics(path: str | Path) -> list[dict[str, Any]]:

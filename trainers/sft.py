@@ -32,6 +32,7 @@ from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
 from agentgym.trainers.config import SFTConfig, config_dict
 from agentgym.trainers.grpo import (
     Policy,
+    compute_dtype,
     finish_run,
     load_policy,
     make_env_factory,
@@ -95,6 +96,7 @@ def train(
     total = cfg.epochs * steps_per_epoch
 
     optimizer = make_optimizer(trainable(model), lr=cfg.lr)
+    half = compute_dtype(cfg)  # float32 weights, the forward under autocast in this dtype
     start, rows = 0, []
     if cfg.resume:
         start, rows = load_checkpoint(out / "checkpoint", model=model, optimizer=optimizer)
@@ -114,7 +116,7 @@ def train(
             batch = collate([p for p, _ in chunk], [c for _, c in chunk], pad_id=pad_id)
             batch = batch.to(cfg.device)
             logprobs = sequence_logprobs(model, batch.input_ids, batch.attention_mask,
-                                         batch.completion_mask)
+                                         batch.completion_mask, autocast_dtype=half)
             # Mean NLL over the completion tokens (the agent's text) only.
             tokens = batch.completion_mask.sum()
             loss = -(logprobs * batch.completion_mask).sum() / tokens.clamp(min=1.0)

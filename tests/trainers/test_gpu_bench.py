@@ -40,3 +40,31 @@ def test_bad_input_is_one_line(argv, message, capsys):
     assert load_bench().main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and message in err and "\n" not in err
+
+
+def test_the_script_runs_offline_with_what_the_machine_has():
+    script = (ROOT / "scripts/gpu_bench.sh").read_text()
+    commands = [line for line in script.splitlines() if not line.lstrip().startswith("#")]
+    # Nothing is installed at start (a GPU box may have no network) ...
+    assert not any("pip install" in line or "setup.sh" in line for line in commands)
+    # ... it picks a Python that has the stack, and stays inside the 8-minute budget.
+    assert "import torch, transformers, peft" in script and "python3" in script
+    assert "timeout 470" in script
+
+
+def test_the_script_refuses_in_one_line_without_a_usable_python(tmp_path):
+    import os
+    import subprocess
+
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin", "PYTHON": ""}
+    # A copy of the script in a tree without .venv, and no python3 with torch on PATH.
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts/gpu_bench.sh").write_text((ROOT / "scripts/gpu_bench.sh").read_text())
+    (tmp_path / "python3").symlink_to(fake)
+    done = subprocess.run(["bash", str(tmp_path / "scripts/gpu_bench.sh")], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no Python with torch" in done.stderr
