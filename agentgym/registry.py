@@ -177,6 +177,18 @@ ENVIRONMENTS: tuple[EnvEntry, ...] = (
         splits=(TaskSplit("test", kwargs={"split": "test"}, start=0, count=200,
                           description="the 200 questions of the 4 test worlds, once each"),),
     ),
+    EnvEntry(
+        "agentgym/Workplace-v0",
+        "agentgym.environments.workplace.env:WorkplaceEnv",
+        "workplace",
+        "tool-using service agent (retail, travel, IT helpdesk with dual control) on a SQLite "
+        "database under a written policy, with a scripted user; outcome = gold-db hash + facts "
+        "told + no rule broken, process = share of the gold plan's changes",
+        variants=({"domain": "retail", "split": "test"}, {"domain": "helpdesk", "gamma": 0.95}),
+        splits=(TaskSplit("test", kwargs={"split": "test"}, start=0, count=150,
+                          description="150 test tasks (templates and databases never in "
+                                      "train), 50 per domain"),),
+    ),
 )
 
 __all__ = ["ENVIRONMENTS", "EnvCreator", "EnvEntry", "env_ids", "register_all"]

@@ -37,6 +37,7 @@ FAMILY_PAGES = {
     "terminal": "terminal.md",
     "household": "household.md",
     "searchqa": "searchqa.md",
+    "workplace": "workplace.md",
 }
 
 
@@ -140,6 +141,10 @@ def _runs() -> list[Run]:
     for agent in ("searchqa-question", "oracle"):
         runs.append(Run(f"SearchQA-example/{agent}", "agentgym/SearchQA-v0", agent,
                         {"corpus": "example"}, seed=0, episodes=12))
+    for agent in ("random", "workplace-heuristic", "oracle"):
+        # The oracle scores every listed action on a copy of the session: ~0.4 s a task.
+        runs.append(Run(f"Workplace/{agent}", "agentgym/Workplace-v0", agent, split="test",
+                        slow=agent == "oracle"))
     return runs
 
 
@@ -259,6 +264,8 @@ ENV_TABLE_RUNS = {
                               "Household/household-heuristic"),
     "agentgym/Terminal-v0": ("Terminal/random", "Terminal/oracle", None),
     "agentgym/SearchQA-v0": ("SearchQA/random", "SearchQA/oracle", "SearchQA/searchqa-question"),
+    "agentgym/Workplace-v0": ("Workplace/random", "Workplace/oracle",
+                              "Workplace/workplace-heuristic"),
 }
 
 

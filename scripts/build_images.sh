@@ -7,6 +7,7 @@
 #     agentgym/server-markets    likewise (docker/markets)
 #     agentgym/server-household  likewise (docker/household)
 #     agentgym/server-searchqa   likewise (docker/searchqa)
+#     agentgym/server-workplace  likewise (docker/workplace)
 #   agentgym/server-webshop    agentgym[server,browser], Debian's Chromium, the search index
 #
 # The pure-Python families share one parent: its wheels are fetched and installed once, and
@@ -45,7 +46,7 @@ fi
 VERSION="$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')"
 FAMILIES=("$@")
 if [[ ${#FAMILIES[@]} -eq 0 ]]; then
-    FAMILIES=(games markets household searchqa webshop)
+    FAMILIES=(games markets household searchqa workplace webshop)
 fi
 
 die() { echo "build_images: $*" >&2; exit 1; }
@@ -59,9 +60,9 @@ docker image inspect "$BASE" >/dev/null 2>&1 \
 
 parent_of() {  # the image a family's Dockerfile is FROM, when it is one of these
     case "$1" in
-        games|markets|household|searchqa) echo "python" ;;
+        games|markets|household|searchqa|workplace) echo "python" ;;
         python|webshop) echo "" ;;
-        *) die "unknown image '$1' (known: python games markets household searchqa webshop)" ;;
+        *) die "unknown image '$1' (known: python games markets household searchqa workplace webshop)" ;;
     esac
 }
 

@@ -200,7 +200,7 @@ GOLDEN: dict[str, dict[str, str]] = {
     },
     "Terminal-v0": {
         "first_observations": "7b2ccaff3f34f6ed",
-        "scripted_episodes": "e80850824e316fa5",
+        "scripted_episodes": "2b4625d54af21336",
     },
     "SearchQA-v0": {
         "first_observations": "740897db4b8df31b",
@@ -229,6 +229,18 @@ GOLDEN: dict[str, dict[str, str]] = {
     "SearchQA-v0-corpus=example": {
         "first_observations": "8d10057c94b14fce",
         "scripted_episodes": "967c31fa59c79bce",
+    },
+    "Workplace-v0": {
+        "first_observations": "306f62c5146030c3",
+        "scripted_episodes": "a7fcb33bbd6248e5",
+    },
+    "Workplace-v0-domain=retail-split=test": {
+        "first_observations": "ef0076730ef0f334",
+        "scripted_episodes": "f4e462f2bb086411",
+    },
+    "Workplace-v0-domain=helpdesk-gamma=0.95": {
+        "first_observations": "5b49e95fbb75f8a3",
+        "scripted_episodes": "df40c97da0ccfa89",
     },}
 
 

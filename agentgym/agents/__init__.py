@@ -3,7 +3,8 @@
 >>> from agentgym.agents import make_agent, agent_names
 >>> agent_names()  # doctest: +NORMALIZE_WHITESPACE
 ['bazaar-b2c-baseline', 'bazaar-c2c-baseline', 'household-heuristic', 'llm',
- 'negotiation-fair', 'openai', 'oracle', 'random', 'searchqa-question', 'webshop-rule']
+ 'negotiation-fair', 'openai', 'oracle', 'random', 'searchqa-question', 'webshop-rule',
+ 'workplace-heuristic']
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _AGENTS: dict[str, Callable[[], Agent] | str] = {
     "bazaar-b2c-baseline": "agentgym.environments.markets.bazaar_b2c.agents:CostPlusAgent",
     "searchqa-question": "agentgym.environments.searchqa.agents:QuestionAsQueryAgent",
     "bazaar-c2c-baseline": "agentgym.environments.markets.bazaar_c2c.agents:BaselineAgent",
+    "workplace-heuristic": "agentgym.environments.workplace.agents:HeuristicAgent",
 }
 
 __all__ = [

@@ -1,12 +1,12 @@
 """The env-server images (``docker/``): built, run read-only as uid 1000, played through a port.
 
 ``scripts/build_images.sh`` builds ``agentgym/server-python`` (agentgym[server], no ids), the
-pure-Python families' images on it (games, markets, household, searchqa: a CMD each) and
-``agentgym/server-webshop`` (cached by a source hash: a second run only hashes). Each test
-starts a container the way ``docker/compose.yaml`` does (read-only root, a tmpfs on /tmp, the
-port published on loopback), waits for Docker's own HEALTHCHECK to say healthy, then plays an
-episode with ``gym.make(id, server_url=...)`` and with the local env, step by step, and
-requires the same observations, rewards and ends. Needs a Docker daemon and
+pure-Python families' images on it (games, markets, household, searchqa, workplace: a CMD
+each) and ``agentgym/server-webshop`` (cached by a source hash: a second run only hashes).
+Each test starts a container the way ``docker/compose.yaml`` does (read-only root, a tmpfs on
+/tmp, the port published on loopback), waits for Docker's own HEALTHCHECK to say healthy, then
+plays an episode with ``gym.make(id, server_url=...)`` and with the local env, step by step,
+and requires the same observations, rewards and ends. Needs a Docker daemon and
 ``agentgym/base:bookworm`` (``agentgym docker build-base``); without them every test skips
 and says why.
 """
@@ -38,7 +38,7 @@ LABEL = "agentgym.server-image-test"
 OWNER = {LABEL: "1", f"{LABEL}.owner": str(os.getpid())}
 HEALTHY_WITHIN_S = 60.0
 #: The families whose image is agentgym/server-python plus the CMD naming their ids.
-PARENTED = ("games", "markets", "household", "searchqa")
+PARENTED = ("games", "markets", "household", "searchqa", "workplace")
 
 if not base_image_present():
     pytest.skip(f"needs a Docker daemon holding {BASE_IMAGE} (scripts/start_docker.sh, then "
@@ -120,6 +120,7 @@ games = _server_fixture("games")
 markets = _server_fixture("markets")
 household = _server_fixture("household")
 searchqa = _server_fixture("searchqa")
+workplace = _server_fixture("workplace")
 webshop = _server_fixture("webshop")
 
 
@@ -216,6 +217,16 @@ def test_household_image_plays_to_the_goal_like_the_local_env(household, seed, k
                         **kwargs)
     assert played.success, played
     assert _play_both("agentgym/Household-v0", household.url, seed=seed, steps=10,
+                      **kwargs).steps >= 1
+
+
+@pytest.mark.parametrize(("seed", "kwargs"), [
+    (11, {}), (4, {"domain": "helpdesk"}), (7, {"domain": "travel", "split": "test"})])
+def test_workplace_image_plays_to_the_goal_like_the_local_env(workplace, seed, kwargs):
+    played = _play_both("agentgym/Workplace-v0", workplace.url, seed=seed, steps=60, oracle=True,
+                        **kwargs)
+    assert played.success, played
+    assert _play_both("agentgym/Workplace-v0", workplace.url, seed=seed, steps=10,
                       **kwargs).steps >= 1
 
 
