@@ -5,10 +5,12 @@
 #                                 # the browser mode (Debian's Chromium via apt) and the trainers
 #                                 # (torch 2.13.0's CPU wheel, transformers), the local model,
 #                                 # start Docker and build the terminal tasks' base image and the
-#                                 # server images, lint, run every test, print the 25 slowest
+#                                 # server images, lint and type-check, run every test, print the
+#                                 # 25 slowest
 #   bash scripts/test.sh --fast   # the contributor's lane (under 3 minutes on 2 cores): .venv
-#                                 # with the dev tools only, lint, and every test that needs no
-#                                 # Docker, no Chromium, no model and is not marked slow
+#                                 # with the dev tools only, lint and type-check, and every test
+#                                 # that needs no Docker, no Chromium, no model and is not
+#                                 # marked slow
 #
 # The markers (pyproject.toml, applied in tests/conftest.py) decide the fast lane: it deselects
 # docker, browser, model and slow; a test that needs anything else the machine lacks skips and
@@ -25,6 +27,7 @@ if [ "${1:-}" = "--fast" ]; then
     shift
     bash scripts/setup.sh dev
     .venv/bin/ruff check .
+    .venv/bin/pyright  # basic mode on pyproject's [tool.pyright] include
     exec .venv/bin/python -m pytest -n 2 --dist worksteal --durations=10 \
         -m "not (docker or browser or model or slow)" "$@"
 fi
@@ -55,7 +58,20 @@ harbor_note=""
 if ! bash scripts/setup_harbor.sh; then
     harbor_note="NOTE: the Terminal-v0 Harbor check was SKIPPED: .venv-harbor (harbor 0.25, Python >= 3.12) could not be installed (the reason is printed above)."
 fi
+# agentgym.integrations.verifiers checked with verifiers itself in .venv-verifiers (its pins
+# conflict with .venv's); the venv is cached under the agentgym cache across clones.
+verifiers_note=""
+if ! bash scripts/setup_verifiers.sh; then
+    verifiers_note="NOTE: the verifiers adapter tests were SKIPPED: .venv-verifiers (verifiers 0.4) could not be installed (the reason is printed above)."
+fi
+# The NeMo Gym and verl adapters checked with the real packages in cached venvs (their pins
+# conflict with .venv's; scripts/setup_frameworks.sh, cached under the agentgym cache).
+frameworks_note=""
+if ! bash scripts/setup_frameworks.sh; then
+    frameworks_note="NOTE: the NeMo Gym / verl adapter tests were SKIPPED: scripts/setup_frameworks.sh could not build their venvs (the reason is printed above)."
+fi
 .venv/bin/ruff check .
+.venv/bin/pyright  # basic mode on pyproject's [tool.pyright] include
 status=0
 # worksteal: an idle worker takes queued tests from the busy one, so a long test scheduled
 # late does not leave the other core idle at the end.
@@ -63,4 +79,6 @@ status=0
 if [ -n "$docker_note" ]; then echo "$docker_note"; fi
 if [ -n "$alfworld_note" ]; then echo "$alfworld_note"; fi
 if [ -n "$harbor_note" ]; then echo "$harbor_note"; fi
+if [ -n "$verifiers_note" ]; then echo "$verifiers_note"; fi
+if [ -n "$frameworks_note" ]; then echo "$frameworks_note"; fi
 exit "$status"
