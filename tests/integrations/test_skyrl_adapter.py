@@ -136,3 +136,23 @@ def test_register_checks_options_once():
     assert register(TICTACTOE, name="agentgym-test-twice") == "agentgym-test-twice"
     with pytest.raises(ValueError, match="already registered with other options"):
         register(TICTACTOE, name="agentgym-test-twice", reward="process")
+
+
+def test_the_readme_example_runs_and_pays_the_local_envs_reward():
+    """The README's frameworks block is run as written; its step pays what the local env pays."""
+    import re
+    from pathlib import Path
+
+    import gymnasium as gym
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
+                 if "agentgym.integrations.skyrl" in b)
+    scope: dict = {}
+    exec(compile(block, "README.md frameworks", "exec"), scope)
+    local = gym.make("agentgym/TicTacToe-v0")
+    local.reset(seed=3)
+    _, reward, terminated, truncated, info = local.step("<action>2 2</action>")
+    out = scope["out"]
+    assert out["reward"] == reward and out["done"] == (terminated or truncated)
+    assert out["metadata"]["success"] == info["success"]
