@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
 from collections.abc import Callable, Sequence
@@ -32,7 +33,9 @@ __all__ = [
     "bench_ours_steps",
     "bench_score_all",
     "describe",
+    "has_module",
     "make_ours",
+    "oracle_moves",
     "ours_play",
     "record_rounds",
     "scaled",
@@ -106,6 +109,29 @@ class OursEpisode:
 
     snapshot: bytes
     actions: list[str]
+
+
+def has_module(name: str) -> bool:
+    """Whether ``name`` imports here: a framework's rows run only in that framework's venv.
+
+    >>> has_module("os"), has_module("no_such_module.sub")
+    (True, False)
+    """
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # a missing parent package
+        return False
+
+
+def oracle_moves(env_id: str, seed: int) -> list[str]:
+    """The oracle's moves from ``seed`` to the episode's end (what adapter benchmarks replay)."""
+    env = make_ours(env_id)
+    env.reset(seed=seed)
+    actions, done = [], False
+    while not done:
+        actions.append(env.unwrapped.oracle_actions()[0])
+        done = any(env.step(actions[-1])[2:4])
+    return actions
 
 
 def ours_play(env: Any, actions: Sequence[str]) -> None:

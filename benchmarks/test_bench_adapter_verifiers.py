@@ -24,46 +24,29 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
-import importlib.util
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bench_common import describe, make_ours, scaled
+from bench_common import describe, has_module, make_ours, oracle_moves, scaled
 
 TICTACTOE, WEBSHOP = "agentgym/TicTacToe-v0", "agentgym/WebShop-v0"
 GAMES = {"tictactoe": (TICTACTOE, 6), "webshop": (WEBSHOP, 2)}
 
 
-def _has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ImportError:
-        return False
-
 
 pytestmark = pytest.mark.skipif(
-    not _has("verifiers.v1"),
+    not has_module("verifiers.v1"),
     reason="verifiers runs in .venv-verifiers (bash scripts/setup_verifiers.sh), not here")
 
-
-def _episode(env_id: str, seed: int) -> list[str]:
-    """The oracle's moves from ``seed`` to the episode's end."""
-    env = make_ours(env_id)
-    env.reset(seed=seed)
-    actions, done = [], False
-    while not done:
-        actions.append(env.unwrapped.oracle_actions()[0])
-        done = any(env.step(actions[-1])[2:4])
-    return actions
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_verifiers_local_episode(benchmark, game):
     env_id, seed = GAMES[game]
-    actions = _episode(env_id, seed)
+    actions = oracle_moves(env_id, seed)
     env = make_ours(env_id)
 
     def play():
@@ -87,7 +70,7 @@ def test_verifiers_adapter_episode(benchmark, game):
     from agentgym.integrations.verifiers import environment
 
     env_id, seed = GAMES[game]
-    actions = _episode(env_id, seed)
+    actions = oracle_moves(env_id, seed)
     model = ScriptedModel()
     model.script = actions
     threading.Thread(target=model.serve_forever, daemon=True).start()

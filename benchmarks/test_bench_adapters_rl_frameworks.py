@@ -25,33 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
-import importlib.util
 import json
 from typing import Any
 
 import pytest
-from bench_common import describe, make_ours, scaled
+from bench_common import describe, has_module, make_ours, oracle_moves, scaled
 
 TICTACTOE, WEBSHOP = "agentgym/TicTacToe-v0", "agentgym/WebShop-v0"
 GAMES = {"tictactoe": (TICTACTOE, 6), "webshop": (WEBSHOP, 2)}
 
 
-def _has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ImportError:
-        return False
-
-
-def _episode(env_id: str, seed: int) -> list[str]:
-    """The oracle's moves from ``seed`` to the episode's end."""
-    env = make_ours(env_id)
-    env.reset(seed=seed)
-    actions, done = [], False
-    while not done:
-        actions.append(env.unwrapped.oracle_actions()[0])
-        done = any(env.step(actions[-1])[2:4])
-    return actions
 
 
 def _local_row(benchmark: Any, framework: str, game: str, actions: list[str]) -> None:
@@ -73,13 +56,13 @@ def _local_row(benchmark: Any, framework: str, game: str, actions: list[str]) ->
 
 
 # ---------------------------------------------------------------- SkyRL-Gym (this process)
-@pytest.mark.skipif(not _has("skyrl_gym"), reason="skyrl-gym is not installed")
+@pytest.mark.skipif(not has_module("skyrl_gym"), reason="skyrl-gym is not installed")
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_skyrl_local_step(benchmark, game):
-    _local_row(benchmark, "skyrl", game, _episode(*GAMES[game]))
+    _local_row(benchmark, "skyrl", game, oracle_moves(*GAMES[game]))
 
 
-@pytest.mark.skipif(not _has("skyrl_gym"), reason="skyrl-gym is not installed")
+@pytest.mark.skipif(not has_module("skyrl_gym"), reason="skyrl-gym is not installed")
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_skyrl_adapter_step(benchmark, game):
     import skyrl_gym
@@ -87,7 +70,7 @@ def test_skyrl_adapter_step(benchmark, game):
     from agentgym.integrations.skyrl import register
 
     env_id, seed = GAMES[game]
-    actions = _episode(env_id, seed)
+    actions = oracle_moves(env_id, seed)
     env = skyrl_gym.make(register(env_id, name=f"bench-{game}"), extras={"seed": seed})
 
     def setup():
@@ -106,7 +89,7 @@ def test_skyrl_adapter_step(benchmark, game):
 
 
 # ---------------------------------------------------------------- NeMo Gym (its venv)
-needs_nemo = pytest.mark.skipif(not _has("resources_servers.gymnasium"),
+needs_nemo = pytest.mark.skipif(not has_module("resources_servers.gymnasium"),
                                 reason="NeMo Gym runs in its own venv (setup_frameworks.sh)")
 
 
@@ -140,14 +123,14 @@ def _nemo_response(text: str) -> Any:
 @needs_nemo
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_nemo_local_step(benchmark, game):
-    _local_row(benchmark, "nemo-gym", game, _episode(*GAMES[game]))
+    _local_row(benchmark, "nemo-gym", game, oracle_moves(*GAMES[game]))
 
 
 @needs_nemo
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_nemo_server_step(benchmark, game):
     env_id, seed = GAMES[game]
-    actions = _episode(env_id, seed)
+    actions = oracle_moves(env_id, seed)
     responses = [_nemo_response(a) for a in actions]
     server = _nemo_server(env_id)
     loop = asyncio.new_event_loop()
@@ -174,7 +157,7 @@ def test_nemo_http_step(benchmark, game):
     from fastapi.testclient import TestClient
 
     env_id, seed = GAMES[game]
-    actions = _episode(env_id, seed)
+    actions = oracle_moves(env_id, seed)
     row = {"responses_create_params": {"input": []}, "seed": seed}
     bodies = [json.dumps({**row, "response": _nemo_response(a).model_dump(mode="json")})
               for a in actions]
@@ -197,7 +180,7 @@ def test_nemo_http_step(benchmark, game):
 
 
 # ---------------------------------------------------------------- verl (its venv)
-needs_verl = pytest.mark.skipif(not _has("verl.experimental.agent_loop"),
+needs_verl = pytest.mark.skipif(not has_module("verl.experimental.agent_loop"),
                                 reason="verl runs in its own venv (setup_frameworks.sh)")
 
 
@@ -205,7 +188,7 @@ needs_verl = pytest.mark.skipif(not _has("verl.experimental.agent_loop"),
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_verl_local_episode(benchmark, game):
     env_id, seed = GAMES[game]
-    actions = _episode(env_id, seed)
+    actions = oracle_moves(env_id, seed)
     env = make_ours(env_id)
 
     def play():
@@ -234,7 +217,7 @@ def test_verl_agent_loop_episode(benchmark, game):
     from agentgym.llm.models import byte_tokenizer
 
     env_id, seed = GAMES[game]
-    actions = _episode(env_id, seed)
+    actions = oracle_moves(env_id, seed)
     tokenizer, config = byte_tokenizer(), trainer_config(16384)
     row = dataset_rows(env_id, [seed], system="Play.")[0]
     row["raw_prompt"] = row.pop("prompt")
