@@ -9,6 +9,7 @@ import agentgym  # noqa: F401  (registers the ids)
 from agentgym.audit import audit_spec, run_audit
 from agentgym.audit.episodes import env_shaping_potential
 from agentgym.environments.workplace.exploits import EXPLOITS
+from agentgym.evaluation import run_episode
 
 ENV_ID = "agentgym/Workplace-v0"
 
@@ -26,17 +27,9 @@ def test_the_spec_declares_the_exploits_and_the_env_its_potential():
 def test_the_family_exploits_never_succeed(name, domain):
     env = gym.make(ENV_ID, domain=domain, split="test")
     for seed in range(4):
-        obs, info = env.reset(seed=seed)
-        agent = EXPLOITS[name]()
-        agent.reset(env, seed=seed)
-        total = 0.0
-        while True:
-            obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-            total += reward
-            if terminated or truncated:
-                break
-        assert info["reward_components"]["outcome"] == 0.0 and not info["success"]
-        assert total <= 0.0 + 1e-9
+        played = run_episode(env, EXPLOITS[name](), seed=seed)
+        assert played.outcome_return == 0.0 and not played.success
+        assert played.episode_return <= 0.0 + 1e-9
 
 
 def test_tell_without_write_tells_the_facts_but_misses_the_gold_state():
