@@ -48,37 +48,29 @@ if bash scripts/start_docker.sh; then
 else
     docker_note="NOTE: the Docker tests (tests/sandbox, tests/terminal, tests/docker, Terminal-v0) were SKIPPED: no Docker daemon could be started (the reason is printed above, before the tests)."
 fi
-# Household-v0's cross-check against ALFWorld's own PDDL domain runs in .venv-alfworld.
-alfworld_note=""
-if ! bash scripts/setup_alfworld.sh; then
-    alfworld_note="NOTE: the Household-v0 PDDL cross-check was SKIPPED: .venv-alfworld (alfworld + textworld) could not be installed (the reason is printed above)."
-fi
-# Terminal-v0's tasks checked by Harbor itself (its loader and `harbor lint`) in .venv-harbor.
-harbor_note=""
-if ! bash scripts/setup_harbor.sh; then
-    harbor_note="NOTE: the Terminal-v0 Harbor check was SKIPPED: .venv-harbor (harbor 0.25, Python >= 3.12) could not be installed (the reason is printed above)."
-fi
-# agentgym.integrations.verifiers checked with verifiers itself in .venv-verifiers (its pins
-# conflict with .venv's); the venv is cached under the agentgym cache across clones.
-verifiers_note=""
-if ! bash scripts/setup_verifiers.sh; then
-    verifiers_note="NOTE: the verifiers adapter tests were SKIPPED: .venv-verifiers (verifiers 0.4) could not be installed (the reason is printed above)."
-fi
-# The NeMo Gym and verl adapters checked with the real packages in cached venvs (their pins
-# conflict with .venv's; scripts/setup_frameworks.sh, cached under the agentgym cache).
-frameworks_note=""
-if ! bash scripts/setup_frameworks.sh; then
-    frameworks_note="NOTE: the NeMo Gym / verl adapter tests were SKIPPED: scripts/setup_frameworks.sh could not build their venvs (the reason is printed above)."
-fi
+# Optional checks against other projects, each in its own venv (their pins conflict with
+# .venv's); a venv that cannot be built skips its tests, and the note says so after the run.
+notes=()
+if [ -n "$docker_note" ]; then notes+=("$docker_note"); fi
+optional() {  # optional SCRIPT "what is skipped without it"
+    if ! bash "$1"; then
+        notes+=("NOTE: $2 was SKIPPED: $1 could not build its venv (the reason is printed above).")
+    fi
+}
+# Household-v0's cross-check against ALFWorld's own PDDL domain (alfworld + textworld).
+optional scripts/setup_alfworld.sh "the Household-v0 PDDL cross-check"
+# Terminal-v0's tasks checked by Harbor itself (its loader and `harbor lint`, Python >= 3.12).
+optional scripts/setup_harbor.sh "the Terminal-v0 Harbor check"
+# agentgym.integrations.verifiers checked with verifiers 0.4 itself (cached under the agentgym
+# cache across clones).
+optional scripts/setup_verifiers.sh "the verifiers adapter tests"
+# The NeMo Gym and verl adapters checked with the real packages (cached venvs).
+optional scripts/setup_frameworks.sh "the NeMo Gym / verl adapter tests"
 .venv/bin/ruff check .
 .venv/bin/pyright  # basic mode on pyproject's [tool.pyright] include
 status=0
 # worksteal: an idle worker takes queued tests from the busy one, so a long test scheduled
 # late does not leave the other core idle at the end.
 .venv/bin/python -m pytest -n 2 --dist worksteal --durations=25 "$@" || status=$?
-if [ -n "$docker_note" ]; then echo "$docker_note"; fi
-if [ -n "$alfworld_note" ]; then echo "$alfworld_note"; fi
-if [ -n "$harbor_note" ]; then echo "$harbor_note"; fi
-if [ -n "$verifiers_note" ]; then echo "$verifiers_note"; fi
-if [ -n "$frameworks_note" ]; then echo "$frameworks_note"; fi
+for note in "${notes[@]}"; do echo "$note"; done
 exit "$status"
