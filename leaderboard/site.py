@@ -75,6 +75,18 @@ def _env_label(run: RunReport) -> str:
                    if extra else "")
 
 
+def _agent_label(agent: dict[str, Any]) -> str:
+    """The agent column: its name, with its model and a decoding other than sampling.
+
+    >>> _agent_label({"name": "llm", "model": "smollm2", "decoding": "choice"})
+    'llm (smollm2, choice decoding)'
+    """
+    details = [str(agent["model"])] if agent.get("model") else []
+    if agent.get("decoding"):
+        details.append(f"{agent['decoding']} decoding")
+    return agent["name"] + (f" ({', '.join(details)})" if details else "")
+
+
 def rows_of(reports: Sequence[ValidationReport]) -> list[tuple[RunReport, Row, str]]:
     """(run, row, run id) for every run of every accepted bundle, in bundle order."""
     out = []
@@ -85,8 +97,7 @@ def rows_of(reports: Sequence[ValidationReport]) -> list[tuple[RunReport, Row, s
             env_name = run.env_id.split("/")[-1]
             run_id = f"{b:02d}-{f:03d}-{_slug(run.agent['name'])}-{_slug(env_name)}"
             row = Row({
-                "agent": run.agent["name"] + (f" ({run.agent['model']})"
-                                              if run.agent.get("model") else ""),
+                "agent": _agent_label(run.agent),
                 "description": agent.get("description", ""),
                 "prompt": agent.get("prompt", "standard"), "env": _env_label(run),
                 "split": run.split or "custom", "episodes": int(s["episodes"]),

@@ -3,11 +3,11 @@
 # the first tasks of its pinned test split (games: oracle, random; WebShop: + webshop-rule;
 # markets: + each env's own baseline; other families: + the agents declared for them;
 # Terminal-v0 in Docker), watch SmolLM2-135M-Instruct play one game of tic-tac-toe (offline,
-# on the CPU; not trained on these envs, its replies are seldom legal moves, and the
-# transcript shows what the env answers), bundle each agent's results, validate every bundle
-# by replaying its traces, and build the leaderboard site. About 8 minutes on a fresh 2-core
-# machine, every install and the Docker base image included (they run side by side); about
-# 90 s once set up.
+# on the CPU; too small to write legal moves on its own, it *chooses* among the legal moves the
+# env lists by its own likelihoods, decoding=choice, and the transcript shows each move and what
+# the env answers), bundle each agent's results, validate every bundle by replaying its traces,
+# and build the leaderboard site. Under 8 minutes on a fresh 2-core machine, every install and
+# the Docker base image included (they run side by side); about 90 s once set up.
 #
 #   bash scripts/demo.sh                 # the quick loop; everything lands in results/demo/
 #   bash scripts/demo.sh --full          # every env's whole test split, SmolLM2 on 3 tasks
@@ -15,6 +15,7 @@
 #   LIMIT=10 bash scripts/demo.sh        # tasks per split (quick: 3, --full: all)
 #   LLM_ENV=agentgym/Negotiation-v0 bash scripts/demo.sh   # the game SmolLM2 plays
 #   LLM_LIMIT=0 bash scripts/demo.sh     # no LLM
+#   LLM_DECODING=sample bash scripts/demo.sh   # SmolLM2 writes its replies (mostly illegal)
 #   DOCKER=0 bash scripts/demo.sh        # no Docker: Terminal-v0 is skipped, saying so
 #
 # Each part's wall time goes to OUT/timings.txt (a table) and OUT/timings.json; a part that
@@ -48,7 +49,7 @@ fi
 llm_tokens=24
 if [ "$mode" = full ]; then llm_tokens=32; fi
 llm_args=(-a model=smollm2 -a max_new_tokens="${LLM_MAX_NEW_TOKENS:-$llm_tokens}"
-          -a threads="${LLM_THREADS:-1}")
+          -a threads="${LLM_THREADS:-1}" -a decoding="${LLM_DECODING:-choice}")
 
 rm -rf "$out"
 mkdir -p "$out/results" "$out/bundles"

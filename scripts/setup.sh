@@ -23,4 +23,8 @@ if .venv/bin/python -m pip show --quiet openenv-core > /dev/null 2>&1; then
     .venv/bin/python -m pip uninstall --quiet --yes openenv-core openenv > /dev/null 2>&1 || true
 fi
 echo "installing agentgym[$extras] into .venv"
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
+# editable_mode=compat: a .pth file naming this folder. setuptools' default for a flat layout
+# (a meta path finder) prints a warning block on every install ("Editable installation ...
+# Please be careful with folders in your working directory"), which this mode does not.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check \
+    --config-settings editable_mode=compat -e ".[$extras]"

@@ -20,6 +20,13 @@ and the sampled completion ids verbatim. Sampling stops at the env's stop string
   last N exchanges, as a model trained with the trainers' ``history_turns = N`` saw them.
 * Per turn, :attr:`LocalLLMAgent.last_turn` holds the full reply and the prompt and completion
   token counts.
+* ``decoding="choice"``: instead of writing a reply, the model *chooses* one of the env's
+  legal actions (``info["available_actions"]``, each as ``<action>...</action>``) by the
+  log-probability it gives the reply's tokens (:mod:`agentgym.llm.choice`; the best at
+  ``temperature=0``, else a draw at that temperature). A model too small to write legal moves
+  (SmolLM2-135M) then plays, by its own preferences. On an env that lists no available actions
+  at a turn the agent stops the episode with :class:`~agentgym.agents.base.AgentFailure`.
+  ``describe()`` records the decoding, so a leaderboard never mixes the two.
 
 The model is loaded on the first :meth:`~LocalLLMAgent.reset` (once per process and spec), so
 making the agent, checking its options and describing it cost nothing.
@@ -46,6 +53,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
+from agentgym.actions import format_action
 from agentgym.agents.base import Agent, AgentFailure, AgentTurn
 from agentgym.wrappers.chat import render_user, stop_sequences_for, system_prompt_for
 
@@ -55,6 +63,10 @@ __all__ = ["LocalLLMAgent", "turn_seed"]
 DEFAULT_CONTEXT = 2048
 #: Model specs :func:`agentgym.llm.load_model` knows by name (anything else is a path).
 _NAMED_MODELS = ("smollm2", "tiny-random")
+#: How the agent turns the model into an action: write a reply, or choose a legal action.
+DECODINGS = ("sample", "choice")
+#: Candidates scored in one batch by ``decoding="choice"`` (more are scored in several).
+CHOICE_BATCH = 64
 
 
 def turn_seed(seed: int | None, turn: int) -> int | None:
@@ -135,7 +147,9 @@ class LocalLLMAgent(Agent):
     """A local causal LM (``model``: ``"smollm2"``, ``"tiny-random"`` or a path) as an agent.
 
     ``system_prompt`` None uses the env's own (recorded as ``prompt: "standard"``); a string
-    replaces it (``"custom"``). ``threads`` sets torch's CPU threads (process-wide; None:
+    replaces it (``"custom"``). ``decoding`` is ``"sample"`` (write a reply) or ``"choice"``
+    (choose among the env's available actions; ``top_p`` and ``max_new_tokens`` then play no
+    part). ``threads`` sets torch's CPU threads (process-wide; None:
     torch's default). See the module docstring for seeding and the context bound.
     """
 
@@ -153,8 +167,12 @@ class LocalLLMAgent(Agent):
         history_turns: int | None = None,
         device: str = "cpu",
         threads: int | None = None,
+        decoding: str = "sample",
     ) -> None:
         self.model = _check_model_spec(model)
+        if decoding not in DECODINGS:
+            raise ValueError(f"decoding must be one of {', '.join(DECODINGS)}, got {decoding!r}")
+        self.decoding = decoding
         check_sampling(temperature, top_p, max_new_tokens)
         if max_prompt_tokens is not None:
             _positive_int("max_prompt_tokens", max_prompt_tokens)
@@ -222,6 +240,8 @@ class LocalLLMAgent(Agent):
                 f"context full: the prompt of turn {self._turn + 1} has {len(prompt)} tokens, "
                 f"over max_prompt_tokens={limit}"
             )
+        if self.decoding == "choice":
+            return self._choose(model, prompt, info)
         sample = sampler.generate(
             [prompt],
             max_new_tokens=self.max_new_tokens,
@@ -234,6 +254,28 @@ class LocalLLMAgent(Agent):
         self._turn += 1
         self._last = AgentTurn(sample.text, len(prompt), len(sample.completion_ids))
         return sample.text
+
+    def _choose(self, model: Any, prompt: list[int], info: dict[str, Any]) -> str:
+        from agentgym.llm.choice import choose, continuation_logprobs
+
+        actions = [str(a) for a in info.get("available_actions") or ()]
+        if not actions:
+            raise AgentFailure(
+                f"decoding='choice' needs the env's available actions, and turn "
+                f"{self._turn + 1} lists none (use decoding='sample' on this env)"
+            )
+        _, tokenizer, _ = _loaded(self.model, self.device)
+        replies = [format_action(action) for action in actions]
+        candidates = [tokenizer.encode(reply, add_special_tokens=False) for reply in replies]
+        scores: list[float] = []
+        for start in range(0, len(candidates), CHOICE_BATCH):
+            scores += continuation_logprobs(model, prompt, candidates[start:start + CHOICE_BATCH])
+        rng = np.random.default_rng(turn_seed(self._seed, self._turn))
+        pick = choose(scores, self.temperature, rng)
+        self._chat.add_assistant(candidates[pick])
+        self._turn += 1
+        self._last = AgentTurn(replies[pick], len(prompt), len(candidates[pick]))
+        return replies[pick]
 
     @property
     def last_turn(self) -> AgentTurn:
@@ -252,6 +294,8 @@ class LocalLLMAgent(Agent):
             "threads": self.threads,
             "prompt": "standard" if self.system_prompt is None else "custom",
         }
+        if self.decoding != "sample":  # older results, all sampled, carry no such key
+            described["decoding"] = self.decoding
         if self.history_turns is not None:
             described["history_turns"] = self.history_turns
         if self.system_prompt is not None:
