@@ -13,7 +13,7 @@ fi
 if [ ! -x .venv/bin/python ]; then
     echo "creating .venv with $("$python" --version)"
     "$python" -m venv .venv
-    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install -qq --upgrade pip
 fi
 # PyPI's `openenv` continues `openenv-core` (stopped at 0.3.0) and ships the same files: beside
 # it, installing one overwrites the other's files and uninstalling either deletes them. A .venv
