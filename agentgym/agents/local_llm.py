@@ -65,8 +65,6 @@ DEFAULT_CONTEXT = 2048
 _NAMED_MODELS = ("smollm2", "tiny-random")
 #: How the agent turns the model into an action: write a reply, or choose a legal action.
 DECODINGS = ("sample", "choice")
-#: Candidates scored in one batch by ``decoding="choice"`` (more are scored in several).
-CHOICE_BATCH = 64
 
 
 def turn_seed(seed: int | None, turn: int) -> int | None:
@@ -267,9 +265,7 @@ class LocalLLMAgent(Agent):
         _, tokenizer, _ = _loaded(self.model, self.device)
         replies = [format_action(action) for action in actions]
         candidates = [tokenizer.encode(reply, add_special_tokens=False) for reply in replies]
-        scores: list[float] = []
-        for start in range(0, len(candidates), CHOICE_BATCH):
-            scores += continuation_logprobs(model, prompt, candidates[start:start + CHOICE_BATCH])
+        scores = continuation_logprobs(model, prompt, candidates)
         rng = np.random.default_rng(turn_seed(self._seed, self._turn))
         pick = choose(scores, self.temperature, rng)
         self._chat.add_assistant(candidates[pick])

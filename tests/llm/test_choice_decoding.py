@@ -62,3 +62,31 @@ def test_choose_is_greedy_at_zero_and_follows_the_softmax_otherwise():
             choose([0.0], bad, rng)
     with pytest.raises(ValueError):
         choose([], 0.0, rng)
+
+
+def test_a_cache_budget_scores_in_smaller_batches_with_the_same_scores(tiny, monkeypatch):
+    import agentgym.llm.choice as choice
+
+    model, tok = tiny
+    prompt = tok.encode("a long enough prompt to have a cache: " * 4)
+    conts = [tok.encode(s) for s in ("<action>1</action>", "no", "x", "<action>22</action>",
+                                     "yes please", "ok")]
+    whole = continuation_logprobs(model, prompt, conts)
+    batches = []
+    real = choice._rest_logprobs
+
+    def spy(model, cache, prompt_len, chunk, device):
+        batches.append(len(chunk))
+        return real(model, cache, prompt_len, chunk, device)
+
+    monkeypatch.setattr(choice, "_rest_logprobs", spy)
+    one_row = continuation_logprobs(model, prompt, conts, max_cache_bytes=1)
+    assert one_row == pytest.approx(whole, abs=1e-5)
+    assert batches == [1, 1, 1, 1, 1]  # "x" has one token: scored by the prompt pass alone
+    batches.clear()
+    with torch.inference_mode():
+        out = model(input_ids=torch.tensor([prompt]), use_cache=True)
+    per_row = choice._cache_bytes(out.cache) * (len(prompt) + 19) / len(prompt)
+    assert continuation_logprobs(model, prompt, conts, max_cache_bytes=int(2.5 * per_row)) == \
+        pytest.approx(whole, abs=1e-5)
+    assert batches == [2, 2, 1]
