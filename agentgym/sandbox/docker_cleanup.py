@@ -13,10 +13,12 @@ for longer than the next start.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
 import socket
 import threading
+import time
 from typing import Any
 
 from agentgym.sandbox.docker_client import connect
@@ -24,6 +26,8 @@ from agentgym.sandbox.docker_client import connect
 __all__ = ["LABEL", "Reaper", "owner_labels", "process_start", "reap_orphans", "remove_container"]
 
 LABEL = "agentgym.sandbox"
+
+log = logging.getLogger(__name__)
 
 
 def process_start(pid: int) -> str:
@@ -77,10 +81,41 @@ def reap_orphans(client: Any = None) -> int:
     return removed
 
 
-def remove_container(container: Any) -> None:
-    """Force-remove a container; one already gone (or a daemon error) is not an error."""
-    with contextlib.suppress(Exception):
-        container.remove(force=True)
+def _is_not_found(exc: BaseException) -> bool:
+    """Whether a Docker API error says the container does not exist (any more)."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    return status == 404 or type(exc).__name__ == "NotFound"
+
+
+def remove_container(container: Any, *, attempts: int = 4, pause_s: float = 0.25) -> None:
+    """Force-remove a container, retrying until it is gone; never raises.
+
+    One already gone is done. Any other failure (a daemon too busy to answer in time, "removal
+    already in progress", a kill that failed) is retried after ``pause_s``, doubling, up to
+    ``attempts`` calls, then logged: a close that returned while its container still existed
+    left containers behind on a loaded machine.
+
+    >>> class Box:
+    ...     calls = 0
+    ...     def remove(self, force):
+    ...         Box.calls += 1
+    ...         if Box.calls < 3: raise RuntimeError("409 removal already in progress")
+    >>> remove_container(Box(), pause_s=0); Box.calls
+    3
+    """
+    for attempt in range(attempts):
+        try:
+            container.remove(force=True)
+            return
+        except Exception as exc:
+            if _is_not_found(exc):
+                return
+            if attempt == attempts - 1:
+                name = getattr(container, "short_id", None) or "?"
+                log.warning("could not remove container %s: %s", name,
+                            (str(exc).splitlines() or [type(exc).__name__])[0][:200])
+                return
+            time.sleep(pause_s * 2**attempt)
 
 
 class Reaper:

@@ -145,3 +145,35 @@ def test_docstring_examples(module):
     mod = importlib.import_module(f"agentgym.sandbox.{module}")
     failures, _ = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert failures == 0
+
+
+class _Flaky:
+    """A container whose removal fails ``failures`` times, then succeeds (or says gone)."""
+
+    class NotFound(Exception):
+        pass
+
+    def __init__(self, failures: int, gone: bool = False) -> None:
+        self.failures, self.gone, self.calls = failures, gone, 0
+
+    def remove(self, force: bool) -> None:
+        assert force
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise RuntimeError("500 Server Error: removal of container is already in progress")
+        if self.gone:
+            raise _Flaky.NotFound("404 Client Error: No such container")
+
+
+def test_a_failed_container_removal_is_retried_until_it_is_gone(caplog):
+    from agentgym.sandbox.docker_cleanup import remove_container
+
+    box = _Flaky(failures=2)
+    remove_container(box, pause_s=0)
+    assert box.calls == 3  # the close used to return after the first failure
+    gone = _Flaky(failures=0, gone=True)
+    remove_container(gone, pause_s=0)
+    assert gone.calls == 1  # already gone: done, not retried
+    stuck = _Flaky(failures=99)
+    remove_container(stuck, attempts=3, pause_s=0)  # never raises
+    assert stuck.calls == 3 and "could not remove container" in caplog.text
