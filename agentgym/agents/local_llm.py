@@ -226,7 +226,7 @@ class LocalLLMAgent(Agent):
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self._chat is None:
             raise RuntimeError("LocalLLMAgent.reset(env) must be called before act()")
-        model, _, sampler = _loaded(self.model, self.device)
+        model, tokenizer, sampler = _loaded(self.model, self.device)
         # The first observation has no action to complain about; later ones carry the error of
         # the last action, as the trainers' rollouts and ChatObservation write it.
         feedback = str(info.get("action_error", "") or "") if self._turn else ""
@@ -239,21 +239,26 @@ class LocalLLMAgent(Agent):
                 f"over max_prompt_tokens={limit}"
             )
         if self.decoding == "choice":
-            return self._choose(model, prompt, info)
-        sample = sampler.generate(
-            [prompt],
-            max_new_tokens=self.max_new_tokens,
-            temperature=self.temperature,
-            top_p=self.top_p,
-            stop=self._stops,
-            seed=turn_seed(self._seed, self._turn),
-        )[0]
-        self._chat.add_assistant(sample.completion_ids)
+            text, completion_ids = self._choose(model, tokenizer, prompt, info)
+        else:
+            sample = sampler.generate(
+                [prompt],
+                max_new_tokens=self.max_new_tokens,
+                temperature=self.temperature,
+                top_p=self.top_p,
+                stop=self._stops,
+                seed=turn_seed(self._seed, self._turn),
+            )[0]
+            text, completion_ids = sample.text, sample.completion_ids
+        self._chat.add_assistant(completion_ids)
         self._turn += 1
-        self._last = AgentTurn(sample.text, len(prompt), len(sample.completion_ids))
-        return sample.text
+        self._last = AgentTurn(text, len(prompt), len(completion_ids))
+        return text
 
-    def _choose(self, model: Any, prompt: list[int], info: dict[str, Any]) -> str:
+    def _choose(
+        self, model: Any, tokenizer: Any, prompt: list[int], info: dict[str, Any]
+    ) -> tuple[str, list[int]]:
+        """The legal action the model scores best (or draws), as reply text and its ids."""
         from agentgym.llm.choice import choose, continuation_logprobs
 
         actions = [str(a) for a in info.get("available_actions") or ()]
@@ -262,16 +267,12 @@ class LocalLLMAgent(Agent):
                 f"decoding='choice' needs the env's available actions, and turn "
                 f"{self._turn + 1} lists none (use decoding='sample' on this env)"
             )
-        _, tokenizer, _ = _loaded(self.model, self.device)
         replies = [format_action(action) for action in actions]
         candidates = [tokenizer.encode(reply, add_special_tokens=False) for reply in replies]
         scores = continuation_logprobs(model, prompt, candidates)
-        rng = np.random.default_rng(turn_seed(self._seed, self._turn))
-        pick = choose(scores, self.temperature, rng)
-        self._chat.add_assistant(candidates[pick])
-        self._turn += 1
-        self._last = AgentTurn(replies[pick], len(prompt), len(candidates[pick]))
-        return replies[pick]
+        pick = choose(scores, self.temperature, np.random.default_rng(turn_seed(self._seed,
+                                                                                self._turn)))
+        return replies[pick], candidates[pick]
 
     @property
     def last_turn(self) -> AgentTurn:

@@ -9,9 +9,9 @@ and still the model's own preference, which is what lets a newcomer watch a tiny
 play. It is a different agent from free generation, and the evaluation records it as such
 (the agent's ``describe()`` names the decoding).
 
-The prompt is run once (its key/value cache is shared by every candidate), then all
-candidates in one right-padded batch, so a turn costs one prompt pass plus a few tokens per
-candidate.
+The prompt is run once (its key/value cache is shared by every candidate), then the
+candidates in right-padded batches, as many rows at once as their copies of that cache fit
+:data:`MAX_CACHE_BYTES`, so a turn costs one prompt pass plus a few tokens per candidate.
 
 >>> from agentgym.llm.models import byte_tokenizer, tiny_random_model
 >>> tok = byte_tokenizer()

@@ -47,12 +47,17 @@ def scored(monkeypatch):
     return calls
 
 
-def test_at_temperature_zero_it_plays_the_models_best_scored_action(scored):
+def _first_turn(seed, temperature):
+    """A choice agent's first reply on TicTacToe: (env, its first info, agent, reply)."""
     env = gym.make("agentgym/TicTacToe-v0")
-    obs, info = env.reset(seed=2)
-    agent = LocalLLMAgent(**TINY, temperature=0)
-    agent.reset(env, seed=2)
-    reply = agent.act(obs, info)
+    obs, info = env.reset(seed=seed)
+    agent = LocalLLMAgent(**TINY, temperature=temperature)
+    agent.reset(env, seed=seed)
+    return env, info, agent, agent.act(obs, info)
+
+
+def test_at_temperature_zero_it_plays_the_models_best_scored_action(scored):
+    _, info, agent, reply = _first_turn(seed=2, temperature=0)
     (_, candidates, scores), = scored
     _, tokenizer, _ = _loaded("tiny-random", "cpu")
     legal = info["available_actions"]
@@ -65,11 +70,7 @@ def test_at_temperature_zero_it_plays_the_models_best_scored_action(scored):
 
 
 def test_the_chosen_reply_is_in_the_next_prompt_verbatim(scored):
-    env = gym.make("agentgym/TicTacToe-v0")
-    obs, info = env.reset(seed=1)
-    agent = LocalLLMAgent(**TINY, temperature=1.0)
-    agent.reset(env, seed=1)
-    reply = agent.act(obs, info)
+    env, _, agent, reply = _first_turn(seed=1, temperature=1.0)
     obs, _, _, _, info = env.step(reply)
     agent.act(obs, info)
     (first, candidates, _), (second, _, _) = scored
