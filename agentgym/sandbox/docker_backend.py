@@ -4,7 +4,9 @@ What each container may do is :func:`container_options` (a pure function); a run
 a :class:`~agentgym.sandbox.docker_sandbox.DockerSandbox`. Containers are labelled
 ``agentgym.sandbox=1`` with their owning process, and a backend that starts removes those of
 owners that died (:func:`~agentgym.sandbox.docker_cleanup.reap_orphans`, also ``agentgym
-docker reap``), so a ``kill -9`` leaks nothing for longer than the next start.
+docker reap``), so a ``kill -9`` leaks nothing for longer than the next start. Each also
+carries its backend's id (``agentgym.sandbox.backend``): ``DockerBackend.close`` removes the
+sandboxes it tracked, then sweeps any container still carrying that label.
 
 The workspace is a tmpfs (so filling it is contained by its size), seeded with the image's
 workdir: a tar of it is captured once per image and streamed into ``tar -x`` through an
@@ -27,6 +29,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
+import logging
 import tarfile
 import threading
 import uuid
@@ -139,6 +142,8 @@ def container_options(limits: Limits, *, workdir: str, clean: bool, user: str) -
     return opts
 
 
+log = logging.getLogger(__name__)
+
 _BACKENDS: set[DockerBackend] = set()
 
 
@@ -182,6 +187,9 @@ class DockerBackend:
         self._images: dict[str, tuple[str, dict[str, str]]] = {}
         self._lock = threading.Lock()
         self._reaper = Reaper()
+        #: Labels every container this backend makes, so ``close`` can find any that a path
+        #: it did not foresee left behind (a start that failed half-way, a race at close).
+        self.id = uuid.uuid4().hex[:12]
         self.closed = False
         _BACKENDS.add(self)
 
@@ -301,6 +309,7 @@ class DockerBackend:
         api = self.client.api
         cid = api.create_container(image_id, command=["true"],
                                    labels={LABEL: "1", **owner_labels(),
+                                           f"{LABEL}.backend": self.id,
                                            f"{LABEL}.role": "seed"})["Id"]
         try:
             stream, _ = api.get_archive(cid, workdir)
@@ -311,8 +320,8 @@ class DockerBackend:
                     from exc
             data = b""
         finally:
-            with contextlib.suppress(Exception):
-                api.remove_container(cid, force=True)
+            # Retried like every removal: a silent single try left seed containers behind.
+            remove_container(self.client.containers.prepare_model({"Id": cid}))
         with self._lock:
             self._seeds[key] = data
         return data
@@ -324,6 +333,7 @@ class DockerBackend:
         image_id, image_env = self._image(image)
         seed = self._seed(image_id, workdir)
         opts = container_options(limits, workdir=workdir, clean=clean, user=user)
+        opts["labels"][f"{LABEL}.backend"] = self.id
         name = f"agentgym-{'clean' if clean else 'sbx'}-{uuid.uuid4().hex[:12]}"
         try:
             container = self.client.containers.run(image_id, detach=True, name=name, **opts)
@@ -363,6 +373,23 @@ class DockerBackend:
         for box in boxes:
             box.close(wait=False)
         self._reaper.flush()
+        self._sweep()
+
+    def _sweep(self) -> None:
+        """Remove whatever still carries this backend's label: the last line of defence, for
+        a container made on a path ``close`` did not track (a start that failed half-way,
+        a daemon too slow to answer). A loaded CI run once found 3 after close()."""
+        try:
+            left = self.client.api.containers(
+                all=True, filters={"label": f"{LABEL}.backend={self.id}"})
+        except Exception as exc:  # the daemon went away: nothing more can be done here
+            log.warning("could not list this backend's containers: %s", first_line(exc))
+            return
+        for summary in left:
+            labels = summary.get("Labels") or {}
+            log.info("removing container %s (%s) left after close", summary["Id"][:12],
+                     labels.get(f"{LABEL}.role", "?"))
+            remove_container(self.client.containers.prepare_model({"Id": summary["Id"]}))
 
     def __enter__(self) -> DockerBackend:
         return self

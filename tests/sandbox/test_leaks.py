@@ -106,3 +106,27 @@ def test_containers_of_a_killed_process_are_reaped():
     finally:
         backend.close()
     assert _mine(backend.client) == []
+
+
+def test_close_removes_a_container_it_never_tracked():
+    # A container made on a path close() does not follow (a start that failed half-way, a
+    # race with close) still carries the backend's label, and close() sweeps it.
+    from agentgym.sandbox.docker_backend import LABEL, DockerBackend
+
+    backend = DockerBackend(pool_size=0)
+    box = backend.start(BASE, FAST, workdir="/app")
+    labels = backend.client.api.inspect_container(box.id)["Config"]["Labels"]
+    assert labels[f"{LABEL}.backend"] == backend.id
+    stray = backend.client.api.create_container(
+        BASE, command=["true"], labels={LABEL: "1", f"{LABEL}.backend": backend.id})["Id"]
+    other = backend.client.api.create_container(
+        BASE, command=["true"], labels={LABEL: "1", f"{LABEL}.backend": "someone-else"})["Id"]
+    try:
+        backend.close()
+        mine = backend.client.api.containers(
+            all=True, filters={"label": f"{LABEL}.backend={backend.id}"})
+        assert mine == []
+        assert backend.client.api.inspect_container(other)["Id"] == other  # not ours: kept
+    finally:
+        backend.client.api.remove_container(other, force=True)
+    assert stray not in {c["Id"] for c in backend.client.api.containers(all=True)}

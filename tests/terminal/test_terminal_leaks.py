@@ -54,8 +54,11 @@ def test_200_episodes_leave_nothing_behind(task_copy):
     finally:
         env.close()
     elapsed = time.monotonic() - start
-    left = docker_lines("ps", "-aq", "--filter", f"ancestor={image}")
-    assert left == set(), f"{len(left)} containers of {image} left after close()"
+    left = subprocess.run(
+        ["docker", "ps", "-a", "--filter", f"ancestor={image}", "--format",
+         "{{.ID}} {{.Names}} {{.Status}} {{.Label \"agentgym.sandbox.role\"}}"],
+        capture_output=True, text=True, check=True).stdout.splitlines()
+    assert left == [], f"{len(left)} containers of {image} left after close(): {left}"
     assert docker_lines("volume", "ls", "-q") - volumes == set()
     assert children() <= kids
     assert not [t.name for t in threading.enumerate() if t.name == "agentgym-warm-pool"]
