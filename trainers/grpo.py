@@ -363,7 +363,7 @@ def ppo_update(
                 stats["loss"] = stats.get("loss", 0.0) + float(loss.detach()) * share
             step = optimizer_step(optimizer, lr=cfg.lr, warmup_steps=cfg.warmup_steps,
                                   max_grad_norm=cfg.max_grad_norm)
-            stats.update(grad_norm=step.grad_norm, lr=step.lr)
+            stats.update(grad_norm=step.grad_norm, lr=step.lr, skipped_steps=float(step.skipped))
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + value
             steps += 1
@@ -372,6 +372,7 @@ def ppo_update(
     # The sampler must generate with the weights just trained (stale weights: a known bug).
     policy.sampler.sync(model)
     out = {key: value / steps for key, value in totals.items()}
+    out["skipped_steps"] = int(totals.get("skipped_steps", 0))  # a count, not a mean
     out["sampler_logprob_gap_mean"] = gap_sum / tokens if tokens else 0.0
     out["sampler_logprob_gap_max"] = gap_max
     return out

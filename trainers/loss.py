@@ -31,6 +31,7 @@ import torch
 
 __all__ = [
     "AGGREGATIONS",
+    "KL_LOG_RATIO_CAP",
     "Batch",
     "collate",
     "logprob_gap",
@@ -41,6 +42,9 @@ __all__ = [
 ]
 
 AGGREGATIONS = ("seq-mean", "token-sum", "token-mean")
+#: The k3 penalty's log-ratio ``ref - new`` is clamped to +-20 nats (as verl does): beyond it
+#: ``exp`` leaves float range within a few steps of drift, and the step's gradient is NaN.
+KL_LOG_RATIO_CAP = 20.0
 
 
 def _aggregate(
@@ -94,7 +98,8 @@ def policy_loss(
             importance sampling, :func:`truncated_is_weights`); constants, no gradient.
 
     Per token: ``-min(r A, clip(r, 1 - eps_low, 1 + eps_high) A) + beta * KL`` with
-    ``r = exp(new - old)`` and ``KL = exp(ref - new) - (ref - new) - 1`` (k3, >= 0).
+    ``r = exp(new - old)`` and ``KL = exp(ref - new) - (ref - new) - 1`` (k3, >= 0), with
+    ``ref - new`` clamped to +-:data:`KL_LOG_RATIO_CAP`.
 
     ``stats``: ``clip_fraction`` (active tokens whose clipped term was the one taken, i.e.
     that get no gradient), ``approx_kl`` (mean ``(new - old)^2 / 2``, how far the update
@@ -132,7 +137,10 @@ def policy_loss(
 
     kl_ref = None
     if ref_logprobs is not None:
-        delta = torch.where(mask > 0, ref_logprobs - new_logprobs, 0.0)
+        # Clamped to +-KL_LOG_RATIO_CAP: a token the policy has left far behind (new - ref of
+        # -90 nats) would make exp() overflow to inf and the whole step's gradient NaN.
+        delta = torch.where(mask > 0, ref_logprobs - new_logprobs, 0.0).clamp(
+            -KL_LOG_RATIO_CAP, KL_LOG_RATIO_CAP)
         kl_ref = delta.exp() - delta - 1.0
         if beta > 0:
             per_token = per_token + beta * kl_ref

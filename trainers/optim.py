@@ -16,9 +16,20 @@ any extra checkpoint state.
 >>> opt = make_optimizer([weight], lr=1e-3)
 >>> weight.grad = torch.ones(2)
 >>> optimizer_step(opt, lr=1e-3, warmup_steps=4, max_grad_norm=1.0)
-Step(lr=0.00025, grad_norm=1.4142135381698608)
+Step(lr=0.00025, grad_norm=1.4142135381698608, skipped=False)
 >>> steps_taken(opt)
 1
+
+A step whose gradient is not finite (an overflow, a NaN in the loss) is skipped, as mixed-
+precision loss scalers do: clipping cannot repair it (it scales every gradient by NaN), and
+one such step turns every weight into NaN for good. A GPU run of the learning study did that
+on its seventh update, and its sampler then died on a NaN probability.
+
+>>> weight.grad = torch.tensor([float("nan"), 1.0])
+>>> optimizer_step(opt, lr=1e-3, warmup_steps=4, max_grad_norm=1.0).skipped
+True
+>>> bool(weight.isfinite().all())
+True
 """
 
 from __future__ import annotations
@@ -32,10 +43,12 @@ __all__ = ["Step", "make_optimizer", "optimizer_step", "steps_taken", "warmup_lr
 
 
 class Step(NamedTuple):
-    """What one optimizer step used: its learning rate and the gradient norm before clipping."""
+    """What one optimizer step used: its learning rate, the gradient norm before clipping, and
+    whether it was skipped (a gradient that is not finite leaves the weights as they were)."""
 
     lr: float
     grad_norm: float
+    skipped: bool = False
 
 
 def warmup_lr(lr: float, steps_done: int, warmup_steps: int) -> float:
@@ -76,11 +89,14 @@ def steps_taken(optimizer: torch.optim.Optimizer) -> int:
 def optimizer_step(optimizer: torch.optim.Optimizer, *, lr: float, warmup_steps: int,
                    max_grad_norm: float) -> Step:
     """Clip the gradients to ``max_grad_norm`` (0: no clipping), set the warm-up rate on every
-    parameter group, and step."""
+    parameter group, and step; a gradient that is not finite is dropped and the step skipped."""
     params = [p for group in optimizer.param_groups for p in group["params"]]
     norm = torch.nn.utils.clip_grad_norm_(
         params, max_grad_norm if max_grad_norm > 0 else float("inf"))
     rate = warmup_lr(lr, steps_taken(optimizer), warmup_steps)
+    if not torch.isfinite(norm):
+        optimizer.zero_grad(set_to_none=True)
+        return Step(lr=rate, grad_norm=float(norm), skipped=True)
     for group in optimizer.param_groups:
         group["lr"] = rate
     optimizer.step()

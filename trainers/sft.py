@@ -128,7 +128,7 @@ def train(
             # 3. Metrics and checkpoints.
             row = {"update": step + 1, "epoch": epoch + 1, "loss": float(loss.detach()),
                    "tokens": int(tokens), "grad_norm": taken.grad_norm, "lr": taken.lr,
-                   "elapsed_s": time.perf_counter() - began, **play}
+                   "skipped": taken.skipped, "elapsed_s": time.perf_counter() - began, **play}
             log.log(row)
             done = step + 1
             if (cfg.checkpoint_every and done % cfg.checkpoint_every == 0) or done == total:

@@ -6,7 +6,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agentgym.trainers.loss import collate, policy_loss, sequence_logprobs  # noqa: E402
+from agentgym.trainers.loss import (  # noqa: E402
+    KL_LOG_RATIO_CAP,
+    collate,
+    policy_loss,
+    sequence_logprobs,
+)
 
 BIG = 50.0  # a log-ratio that would dominate any sum if a masked position leaked in
 
@@ -138,3 +143,20 @@ def test_sequence_logprobs_match_a_manual_log_softmax():
     assert lp[1, :2].tolist() == [0.0, 0.0]  # padding, then the prompt
     for column, (row, token) in zip((2, 3, 4), ((0, 7), (1, 8), (2, 9)), strict=True):
         assert lp[1, column].item() == pytest.approx(logp1[row, token].item(), abs=1e-5)
+
+
+def test_k3_penalty_stays_finite_for_a_token_far_from_the_reference():
+    # A token the policy has driven to -150 nats while the reference keeps it at -0.1: the
+    # unclamped exp(ref - new) is inf in float32, and the step's gradient NaN.
+    new = torch.tensor([[-150.0, -1.0]], requires_grad=True)
+    ref = torch.tensor([[-0.1, -1.0]])
+    loss, stats = policy_loss(new, new.detach(), torch.tensor([1.0]), torch.ones(1, 2),
+                              beta=0.1, ref_logprobs=ref)
+    loss.backward()
+    assert torch.isfinite(loss) and torch.isfinite(new.grad).all()
+    cap = KL_LOG_RATIO_CAP
+    assert stats["kl_ref"] == pytest.approx((math.exp(cap) - cap - 1.0) / 2, rel=1e-5)
+    # Inside the cap nothing changes: k3 by hand for ref - new = 2.
+    small, _ = policy_loss(torch.tensor([[-3.0]]), torch.tensor([[-3.0]]), torch.tensor([0.0]),
+                           torch.ones(1, 1), beta=1.0, ref_logprobs=torch.tensor([[-1.0]]))
+    assert float(small) == pytest.approx(math.exp(2.0) - 2.0 - 1.0, rel=1e-6)

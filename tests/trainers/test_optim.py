@@ -1,5 +1,7 @@
 """The optimizer step: clipping, the warm-up rate per step, and that resuming continues it."""
 
+import math
+
 import pytest
 import torch
 
@@ -69,3 +71,17 @@ def test_steps_taken_counts_the_most_updated_parameter():
         always.grad = torch.ones(1)
         optimizer.step()
     assert steps_taken(optimizer) == 3
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_gradient_that_is_not_finite_skips_the_step(bad):
+    weight = torch.nn.Parameter(torch.ones(3))
+    opt = make_optimizer([weight], lr=0.1)
+    weight.grad = torch.tensor([1.0, bad, 1.0])
+    step = optimizer_step(opt, lr=0.1, warmup_steps=0, max_grad_norm=1.0)
+    assert step.skipped and not math.isfinite(step.grad_norm)
+    assert torch.equal(weight.detach(), torch.ones(3)) and weight.grad is None
+    assert steps_taken(opt) == 0
+    weight.grad = torch.ones(3)  # the next finite step goes through
+    assert not optimizer_step(opt, lr=0.1, warmup_steps=0, max_grad_norm=1.0).skipped
+    assert steps_taken(opt) == 1 and torch.isfinite(weight).all()
