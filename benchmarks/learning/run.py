@@ -99,6 +99,26 @@ def split_seeds(split: str, episodes: int, val_seed: int = VAL_SEED,
     return seeds
 
 
+def parse_sets(pairs: list[str]) -> dict[str, Any]:
+    """``--set KEY=VALUE`` pairs as config overrides for every job (the warm start's training
+    and evaluation, every RL run), each value read as TOML, else kept as text: how the same
+    protocol runs on a GPU (``--set device=cuda --set dtype=bfloat16``).
+
+    >>> parse_sets(["device=cuda", "micro_batch_size=8", "dtype=bfloat16"])
+    {'device': 'cuda', 'micro_batch_size': 8, 'dtype': 'bfloat16'}
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set takes KEY=VALUE, got {pair!r}")
+        try:
+            out[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key.strip()] = value
+    return out
+
+
 def configs_digest(paths: list[Path], extra: dict[str, Any]) -> str:
     """A digest of the configuration files' text and the protocol's settings, which a test
     folder records so that its seeds serve one set of configurations only."""
@@ -313,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sft-config", default="configs/learn_ttt_sft.toml")
     p.add_argument("--grpo-config", default="configs/learn_ttt_grpo.toml")
     p.add_argument("--vpr-config", default="configs/learn_ttt_vpr.toml")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a config override for every job, e.g. --set device=cuda --set "
+                   "dtype=bfloat16 (repeatable; part of the test split's digest)")
     p.add_argument("--parallel", type=int, default=2, help="runs at a time")
     p.add_argument("--threads", type=int, default=1, help="torch threads per run")
     p.add_argument("--timeout", type=float, default=7200, help="seconds per run before a kill")
@@ -329,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     arms = [a for a in args.arms.split(",") if a]
+    sets = parse_sets(args.set)
     for a in arms:
         if a not in ARMS:
             raise ValueError(f"--arms takes {', '.join(ARMS)}, got {a!r}")
@@ -367,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     protocol = {"split": args.split, "arms": arms, "budget": args.budget,
                 "eval_every": args.eval_every, "eval_episodes": args.eval_episodes,
                 "val_seed": args.val_seed, "test_seed": args.test_seed,
-                "overrides": {a: ARMS[a][2] for a in arms}}
+                "overrides": {a: ARMS[a][2] for a in arms}, **({"set": sets} if sets else {})}
     digest = configs_digest(config_paths, protocol)
     if args.split == "test" and not args.summarize_only:
         guard_test_split(out, digest)
@@ -381,9 +405,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warm start: agentgym train --algo sft --config {args.sft_config}", flush=True)
         t0 = time.perf_counter()
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
-        subprocess.run([str(Path(sys.executable).with_name("agentgym")), "train", "--algo", "sft",
+        # `python -P -m agentgym.cli`: the same command where agentgym is installed without
+        # its console script on PATH (pip --target on a GPU machine); -P keeps the checkout's
+        # agentgym/ folder, which lacks the trainers, from shadowing the installed package.
+        flags = [f for pair in args.set for f in ("--set", pair)]
+        subprocess.run([sys.executable, "-P", "-m", "agentgym.cli", "train", "--algo", "sft",
                         "--config", args.sft_config, "--out-dir", str(sft_dir),
-                        "--progress", "false"], cwd=ROOT, env=env, check=True)
+                        "--progress", "false", *flags], cwd=ROOT, env=env, check=True)
         (out / "sft_wall_s.txt").write_text(f"{time.perf_counter() - t0:.1f}\n")
     model = str(sft_dir / "model")
 
@@ -392,12 +420,12 @@ def main(argv: list[str] | None = None) -> int:
         args, ARMS[arms[0]][1])
     warm = {"name": "warm-start eval", "job": "eval", "arm": "warm", "algo": "grpo"
             if eval_cfg == args.grpo_config else "vpr", "config": eval_cfg,
-            "overrides": {"model": model, "out_dir": str(out / "eval_warm")},
+            "overrides": {**sets, "model": model, "out_dir": str(out / "eval_warm")},
             "result": str(out / "eval_warm.json"), **common}
     runs = [] if args.warm_only else [
         {"name": f"{arm} seed {s}", "job": "train", "arm": arm, "algo": ARMS[arm][0],
          "config": getattr(args, ARMS[arm][1]),
-         "overrides": {**ARMS[arm][2], "model": model, "seed": s,
+         "overrides": {**sets, **ARMS[arm][2], "model": model, "seed": s,
                        "out_dir": str(out / f"{arm}_s{s}"), "progress": False, "plots": False,
                        "checkpoint_every": 0, "updates": 100_000},
          "budget": args.budget, "eval_every": args.eval_every,

@@ -314,3 +314,31 @@ def test_arms_must_play_the_warm_starts_setting(tmp_path):
         'preset = "vpr"', 'opponent = "random"'))
     with pytest.raises(ValueError, match="different settings"):
         run.main(["--plan", "--baselines", "", "--grpo-config", str(grpo)])
+
+
+def test_set_overrides_every_job_and_the_test_digest(tmp_path, monkeypatch):
+    assert run.parse_sets(["device=cuda", "micro_batch_size=8", "beta=0.01"]) == {
+        "device": "cuda", "micro_batch_size": 8, "beta": 0.01}
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        run.parse_sets(["device"])
+
+    class Started(Exception):
+        pass
+
+    def no_training(cmd, **kwargs):
+        raise Started(cmd)
+
+    monkeypatch.setattr(run.subprocess, "run", no_training)
+    digests, commands = [], []
+    for sets in ([], ["--set", "device=cuda", "--set", "dtype=bfloat16"]):
+        out = tmp_path / str(len(sets))
+        with pytest.raises(Started) as started:
+            run.main(["--split", "test", "--seeds", "5", "--baselines", "", "--out", str(out),
+                      *sets])
+        digests.append(json.loads((out / "test_split.json").read_text())["digest"])
+        commands.append(started.value.args[0])
+    # The warm start trains with the overrides, and a test folder that served CPU runs
+    # refuses GPU ones: --set is part of the protocol's digest.
+    assert digests[0] != digests[1]
+    assert commands[1][-4:] == ["--set", "device=cuda", "--set", "dtype=bfloat16"]
+    assert commands[1][1:4] == ["-P", "-m", "agentgym.cli"]
