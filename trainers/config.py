@@ -58,7 +58,22 @@ __all__ = [
     "config_from_dict",
     "load_config",
     "parse_overrides",
+    "update_seed",
 ]
+
+#: A run seeded ``s`` seeds torch (and its rollout) at update ``u`` with ``s * SEED_STRIDE +
+#: u``: update u draws the same whether or not the run was resumed before it, and runs of
+#: different seeds never share a draw below a million updates (the stride is prime).
+SEED_STRIDE = 1_000_003
+
+
+def update_seed(seed: int, update: int) -> int:
+    """The seed of update (or SFT epoch) ``update`` of a run seeded ``seed``.
+
+    >>> update_seed(0, 5), update_seed(2, 0)
+    (5, 2000006)
+    """
+    return seed * SEED_STRIDE + update
 
 #: Lax (pydantic's default mode) readers of command-line text for the scalar field types.
 _FROM_TEXT = {kind: TypeAdapter(kind) for kind in (bool, int, float)}

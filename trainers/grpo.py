@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from rich.console import Console
 from agentgym.progress import progress_bar
 from agentgym.trainers.advantages import dr_grpo, gigpo, grpo, scale_negatives, zero_spread_fraction
 from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
-from agentgym.trainers.config import GRPOConfig, RLConfig, RunConfig, config_dict
+from agentgym.trainers.config import GRPOConfig, RLConfig, RunConfig, config_dict, update_seed
 from agentgym.trainers.evaluate import greedy_eval
 from agentgym.trainers.loss import (
     collate,
@@ -45,6 +44,7 @@ from agentgym.trainers.loss import (
 from agentgym.trainers.metrics import MetricsLog, plot_metrics, rollout_metrics
 from agentgym.trainers.optim import make_optimizer, optimizer_step
 from agentgym.trainers.records import StepRecord, StepTable
+from agentgym.trainers.rollout import Policy
 
 __all__ = [
     "DiskReference",
@@ -65,15 +65,6 @@ __all__ = [
 
 
 # --- the pieces a trainer holds ---------------------------------------------------------------
-
-
-@dataclass
-class Policy:
-    """What a rollout needs (``sampler``, ``tokenizer``) plus the model being trained."""
-
-    model: torch.nn.Module
-    tokenizer: Any
-    sampler: Any
 
 
 def compute_dtype(cfg: RunConfig) -> torch.dtype | None:
@@ -114,7 +105,7 @@ def load_policy(cfg: RunConfig) -> Policy:
         model = get_peft_model(model, lora)
     half = compute_dtype(cfg)
     sampler = make_sampler(model, tokenizer, **({"dtype": half} if half is not None else {}))
-    return Policy(model, tokenizer, sampler)
+    return Policy(sampler=sampler, tokenizer=tokenizer, model=model)
 
 
 class DiskReference:
@@ -418,13 +409,13 @@ def train(
         for update in range(start, cfg.updates):
             # 1. Rollouts. Reseeding per update makes update u the same whether or not the
             # run was resumed before it.
-            torch.manual_seed(cfg.seed * 1_000_003 + update)
+            torch.manual_seed(update_seed(cfg.seed, update))
             seeds = [cfg.seed + update * cfg.groups + g for g in range(cfg.groups)]
             t0 = time.perf_counter()
             table = rollout(make_env, policy, seeds=seeds, group_size=cfg.group_size,
                             max_turns=cfg.max_turns, max_new_tokens=cfg.max_new_tokens,
                             temperature=cfg.temperature, system_prompt=cfg.system_prompt or None,
-                            seed=cfg.seed * 1_000_003 + update, history_turns=cfg.history)
+                            seed=update_seed(cfg.seed, update), history_turns=cfg.history)
             row: dict[str, Any] = {"update": update + 1}
             row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
 

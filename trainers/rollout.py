@@ -59,13 +59,15 @@ __all__ = ["Policy", "RolloutStats", "rollout_groups", "rollout_state_groups"]
 
 @dataclass
 class Policy:
-    """What a rollout needs from a policy: a sampler and the tokenizer of its model.
+    """A sampler and its model's tokenizer (all a rollout reads), and the model a trainer
+    trains (None for a policy that only samples: an evaluation, a test).
 
-    Any object with these two attributes will do.
+    Any object with ``sampler`` and ``tokenizer`` attributes will do for a rollout.
     """
 
     sampler: Sampler
     tokenizer: Any
+    model: Any = None
 
 
 @dataclass

@@ -29,7 +29,7 @@ from rich.console import Console
 from agentgym.agents import make_agent
 from agentgym.llm.chat import ChatTokens
 from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
-from agentgym.trainers.config import SFTConfig, config_dict
+from agentgym.trainers.config import SFTConfig, config_dict, update_seed
 from agentgym.trainers.grpo import (
     Policy,
     compute_dtype,
@@ -110,7 +110,7 @@ def train(
             # 2. This step's turns: a shuffled order per epoch, from (seed, epoch) alone.
             epoch, i = divmod(step, steps_per_epoch)
             order = torch.randperm(
-                len(turns), generator=torch.Generator().manual_seed(cfg.seed * 1_000_003 + epoch)
+                len(turns), generator=torch.Generator().manual_seed(update_seed(cfg.seed, epoch))
             ).tolist()
             chunk = [turns[j] for j in order[i * cfg.batch_size : (i + 1) * cfg.batch_size]]
             batch = collate([p for p, _ in chunk], [c for _, c in chunk], pad_id=pad_id)

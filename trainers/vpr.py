@@ -30,7 +30,7 @@ from rich.console import Console
 
 from agentgym.trainers.advantages import vpr
 from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
-from agentgym.trainers.config import VPRConfig, config_dict
+from agentgym.trainers.config import VPRConfig, config_dict, update_seed
 from agentgym.trainers.evaluate import greedy_eval
 from agentgym.trainers.grpo import (
     DiskReference,
@@ -80,14 +80,14 @@ def train(
         task = bar.add_task("vpr", total=cfg.updates, completed=start, status="")
         for update in range(start, cfg.updates):
             # 1. State-group rollouts: k scored candidates at each visited state.
-            torch.manual_seed(cfg.seed * 1_000_003 + update)
+            torch.manual_seed(update_seed(cfg.seed, update))
             n = cfg.seeds_per_update
             seeds = [cfg.seed + update * n + i for i in range(n)]
             t0 = time.perf_counter()
             table = rollout(make_env, policy, seeds=seeds, k=cfg.k, max_turns=cfg.max_turns,
                             max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                             system_prompt=cfg.system_prompt or None,
-                            seed=cfg.seed * 1_000_003 + update, history_turns=cfg.history)
+                            seed=update_seed(cfg.seed, update), history_turns=cfg.history)
             row: dict[str, Any] = {"update": update + 1}
             row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
 

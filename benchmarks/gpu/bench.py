@@ -129,7 +129,7 @@ def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
         "plots": "false", "progress": "false", "micro_batch_size": str(args.micro_batch_size),
     })
     sampler = make_sampler(model, tokenizer, **({"dtype": half} if half is not None else {}))
-    policy = Policy(model, tokenizer, sampler)
+    policy = Policy(sampler, tokenizer, model)
     tables: list[Any] = []
 
     def keep_last(*a: Any, **kw: Any) -> Any:

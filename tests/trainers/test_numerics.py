@@ -51,7 +51,7 @@ def policy_with(dtype=""):
     model = tiny_random_model(tok, seed=0)
     half = grpo_trainer.compute_dtype(GRPOConfig(dtype=dtype))
     sampler = TransformersSampler(model, tok, **({"dtype": half} if half else {}))
-    return grpo_trainer.Policy(model, tok, sampler)
+    return grpo_trainer.Policy(sampler, tok, model)
 
 
 def one_step(policy, cfg, rows=None, adv=ADVANTAGES, optimizer=torch.optim.AdamW):

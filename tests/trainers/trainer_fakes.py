@@ -19,7 +19,7 @@ from agentgym.trainers.records import StepRecord, StepTable, state_key
 def tiny_policy(seed: int = 0) -> Policy:
     tokenizer = byte_tokenizer()
     model = tiny_random_model(tokenizer, seed=seed, hidden_size=32, layers=1).eval()
-    return Policy(model, tokenizer, TransformersSampler(model, tokenizer))
+    return Policy(TransformersSampler(model, tokenizer), tokenizer, model)
 
 
 def parity_reward(completion: list[int]) -> float:
