@@ -12,7 +12,6 @@ for longer than the next start.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import queue
@@ -75,8 +74,8 @@ def reap_orphans(client: Any = None) -> int:
         started = process_start(pid)
         if started and started == labels.get(f"{LABEL}.pidstart", started):
             continue  # the owner still runs
-        with contextlib.suppress(Exception):  # already gone (removed by its owner's reaper)
-            client.api.remove_container(summary["Id"], force=True)
+        # Retried like every removal (a busy daemon); one already gone counts as removed.
+        remove_container(client.containers.prepare_model({"Id": summary["Id"]}))
         removed += 1
     return removed
 

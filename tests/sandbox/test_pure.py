@@ -177,3 +177,30 @@ def test_a_failed_container_removal_is_retried_until_it_is_gone(caplog):
     stuck = _Flaky(failures=99)
     remove_container(stuck, attempts=3, pause_s=0)  # never raises
     assert stuck.calls == 3 and "could not remove container" in caplog.text
+
+
+def test_the_orphan_reaper_retries_a_busy_daemon_and_spares_live_owners(monkeypatch):
+    import os
+    import socket
+    from types import SimpleNamespace
+
+    from agentgym.sandbox import docker_cleanup
+
+    monkeypatch.setattr(docker_cleanup.time, "sleep", lambda s: None)
+    host = socket.gethostname()
+    dead = _Flaky(failures=1)  # the daemon answers "already in progress" once
+    live = _Flaky(failures=0)
+    boxes = {"dead": dead, "live": live}
+    summaries = [
+        {"Id": "dead", "Labels": {"agentgym.sandbox.pid": str(2**22 + 1),
+                                  "agentgym.sandbox.host": host}},
+        {"Id": "live", "Labels": {"agentgym.sandbox.pid": str(os.getpid()),
+                                  "agentgym.sandbox.pidstart": docker_cleanup.process_start(
+                                      os.getpid()),
+                                  "agentgym.sandbox.host": host}},
+    ]
+    client = SimpleNamespace(
+        api=SimpleNamespace(containers=lambda all, filters: summaries),
+        containers=SimpleNamespace(prepare_model=lambda attrs: boxes[attrs["Id"]]))
+    assert docker_cleanup.reap_orphans(client) == 1
+    assert dead.calls == 2 and live.calls == 0  # retried once; the live owner's kept
