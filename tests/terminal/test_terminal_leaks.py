@@ -36,10 +36,14 @@ def children() -> set[int]:
 
 
 def test_200_episodes_leave_nothing_behind(task_copy):
-    # A task of its own (an extra file changes the image hash), so the containers counted
-    # here are this test's, whatever else runs on the machine.
+    # An image of its own, so the containers counted here are this test's whatever else runs
+    # on the machine: the extra file is copied into the image. (Only present in the build
+    # context, it changed the tag but not the image: `ancestor=` then also matched the
+    # containers of another worker's sum-numbers test, and CI twice "found" 3 of them.)
     root = task_copy("sum-numbers")
     (root / "environment" / "leak-test.txt").write_text("an image of this test's own\n")
+    dockerfile = root / "environment" / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text() + "COPY leak-test.txt /leak-test.txt\n")
     volumes, kids = docker_lines("volume", "ls", "-q"), children()
     env = TerminalEnv(task=str(root), backend="docker", score_process=False)
     start = time.monotonic()
@@ -51,6 +55,7 @@ def test_200_episodes_leave_nothing_behind(task_copy):
                 *_, info = env.step("submit")
                 assert info["reward_components"]["outcome"] == 1.0
         image = next(iter(env._images.values()))
+        backend = env._get_backend().id
     finally:
         env.close()
     elapsed = time.monotonic() - start
@@ -59,6 +64,8 @@ def test_200_episodes_leave_nothing_behind(task_copy):
          "{{.ID}} {{.Names}} {{.Status}} {{.Label \"agentgym.sandbox.role\"}}"],
         capture_output=True, text=True, check=True).stdout.splitlines()
     assert left == [], f"{len(left)} containers of {image} left after close(): {left}"
+    assert docker_lines("ps", "-aq", "--filter", f"label=agentgym.sandbox.backend={backend}") \
+        == set()
     assert docker_lines("volume", "ls", "-q") - volumes == set()
     assert children() <= kids
     assert not [t.name for t in threading.enumerate() if t.name == "agentgym-warm-pool"]
