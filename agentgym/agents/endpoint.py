@@ -235,6 +235,22 @@ class EndpointAgent(Agent):
                 time.sleep(min(MAX_WAIT_S, self.backoff * 2**attempt))
         raise AssertionError("unreachable")  # the loop returns or raises
 
+    def chat(self, messages: list[dict[str, str]]) -> str:
+        """One completion of ``messages`` (OpenAI chat form) at this agent's sampling
+        settings, retried as :meth:`act`'s are; raises :class:`AgentFailure` when the server
+        cannot answer. What Workplace-v0's LLM user speaks through.
+
+        >>> EndpointAgent(base_url="http://127.0.0.1:9/v1", model="m", retries=0).chat([])
+        Traceback (most recent call last):
+        ...
+        ValueError: chat needs at least one message
+        """
+        if not messages:
+            raise ValueError("chat needs at least one message")
+        payload = {"model": self.model, "messages": messages, "temperature": self.temperature,
+                   "top_p": self.top_p, "max_tokens": self.max_new_tokens}
+        return self._complete(payload)[0]
+
     # -- Agent --------------------------------------------------------------------------
     def reset(self, env: gym.Env, *, seed: int | None = None) -> None:
         system = self.system_prompt if self.system_prompt is not None else system_prompt_for(env)

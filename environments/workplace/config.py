@@ -29,3 +29,11 @@ class WorkplaceConfig(TextEnvConfig):
         le=0)
     max_invalid: int = setting(10, "invalid actions that end the episode, truncated",
                                ge=1, le=1000)
+    user: Literal["scripted", "llm"] = setting(
+        "scripted", "scripted (deterministic) | llm (an endpoint's model words the scripted "
+        "user's replies; not reproducible)", scope="operator")
+    user_base_url: str = setting(
+        "", "the llm user's OpenAI-compatible endpoint (default $AGENTGYM_LLM_BASE_URL)",
+        scope="operator")
+    user_model: str = setting("", "the llm user's model (default $AGENTGYM_LLM_MODEL)",
+                              scope="operator")

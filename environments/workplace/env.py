@@ -1,5 +1,6 @@
 """``agentgym/Workplace-v0``: a service agent with tools, a written policy, a database and a
-scripted user (tau-bench's setting, reproducible).
+scripted user (tau-bench's setting, reproducible; ``user="llm"`` has a model word the
+scripted user's replies, :mod:`.voice`).
 
 An episode is a generated task (:mod:`.tasks`) of one domain: retail orders, travel
 bookings, or an IT helpdesk with dual control. The user opens with a goal; the agent calls
@@ -50,6 +51,7 @@ from .session import Session
 from .tasks import END, Task, confirm_text, load_task, render_step, step_done, tell_text
 from .tools import check_arguments
 from .turns import MAX_MESSAGE, format_call, format_message, parse_turn
+from .voice import LLMVoice
 
 __all__ = ["END_TOOL", "WorkplaceEnv"]
 
@@ -89,10 +91,18 @@ class WorkplaceEnv(TextEnv):
         max_steps: int = 30,
         invalid_penalty: float = -0.1,
         max_invalid: int = 10,
+        user: str = "scripted",
+        user_base_url: str = "",
+        user_model: str = "",
     ) -> None:
         cfg = WorkplaceConfig.of(locals(), owner="WorkplaceEnv")
         super().__init__(**cfg.contract())
         self.domain, self.split, self.gamma = cfg.domain, cfg.split, cfg.gamma
+        self.user = cfg.user
+        # The llm user words the scripted user's replies (.voice); it needs an endpoint and a
+        # model now, so a missing one fails here in one line, not mid-episode.
+        self.voice = LLMVoice(cfg.user_base_url, cfg.user_model) if cfg.user == "llm" else None
+        self._worded = True  # False while scoring or replaying: no endpoint calls then
         self.task: Task | None = None
         self.session: Session | None = None
         self.feedback = ""
@@ -200,7 +210,10 @@ class WorkplaceEnv(TextEnv):
                 "policy": float(not s.broken)}
 
     def _extras(self) -> dict[str, Any]:
-        return {"domain": self.task.domain.name}
+        extras: dict[str, Any] = {"domain": self.task.domain.name}
+        if self.voice is not None:  # the default, scripted user is reproducible: no marks
+            extras.update(user="llm", deterministic=False, user_fallbacks=self.voice.fallbacks)
+        return extras
 
     def _reset_info(self) -> dict[str, Any]:
         return {**self._extras(), "tools": self.tool_schemas()}
@@ -209,7 +222,13 @@ class WorkplaceEnv(TextEnv):
         # The process reward is TextEnv's shaping on _shaping_potential (and its end rule).
         self.session.moves.append(list(move))
         if move[0] == "message":
-            self.feedback = f"User: {self.session.say(move[1])}"
+            revealed = list(self.session.revealed)
+            reply = self.session.say(move[1])
+            if self.voice is not None and self._worded:
+                facts = [self.session.facts[n] for n in self.session.revealed
+                         if n not in revealed]
+                reply = self.voice.reword(self.task.drawn.opening, move[1], reply, facts)
+            self.feedback = f"User: {reply}"
         elif move[1] == "end_conversation":
             return self._finish()
         else:
@@ -253,7 +272,7 @@ class WorkplaceEnv(TextEnv):
         # Exactly what _resolve gives a legal move (TextEnv's shaping and end rule), played
         # on a copy of the session instead of a snapshot round trip.
         real, feedback = self.session, self.feedback
-        self.session = real.clone()
+        self.session, self._worded = real.clone(), False
         try:
             before = self._shaping_potential()
             out = self._apply(move)
@@ -265,7 +284,7 @@ class WorkplaceEnv(TextEnv):
             return process
         finally:
             self.session.close()
-            self.session, self.feedback = real, feedback
+            self.session, self.feedback, self._worded = real, feedback, True
     def oracle_actions(self) -> list[str]:
         """The gold plan's first step not yet done (the top-scored listed action if another
         scores higher, which no state the plan reaches has)."""
@@ -290,7 +309,8 @@ class WorkplaceEnv(TextEnv):
 
     # ------------------------------------------------------------------ snapshots
     def _config(self) -> dict[str, Any]:
-        return {"domain": self.domain, "split": self.split, "gamma": self.gamma}
+        config = {"domain": self.domain, "split": self.split, "gamma": self.gamma}
+        return {**config, "user": self.user} if self.voice is not None else config
 
     def _state_dict(self) -> dict[str, Any]:
         # Only the task and the actions taken: set_state rebuilds everything else by replay,
@@ -305,11 +325,14 @@ class WorkplaceEnv(TextEnv):
             raise ValueError(f"snapshot moves must be a list of at most {self.max_steps}")
         self._start(seed)
         self.feedback = f"User: {self.task.drawn.opening}"
+        self._worded = False  # a replay rebuilds the state; the wording is the scripted one
         try:
             for i, move in enumerate(moves):
                 self._replay(i, move)
         except sqlite3.Error as exc:
             raise ValueError(f"snapshot move does not replay: {exc}") from None
+        finally:
+            self._worded = True
 
     def _replay(self, i: int, move: Any) -> None:
         """Play one recorded move again, checked as a fresh action would be."""
@@ -335,4 +358,6 @@ class WorkplaceEnv(TextEnv):
         if self.session is not None:
             self.session.close()
             self.session = None
+        if self.voice is not None:
+            self.voice.close()
         super().close()
