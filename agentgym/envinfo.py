@@ -109,6 +109,8 @@ def env_creator(env_id: str) -> Callable[..., Any]:
             # agentgym's ids register an EnvCreator (it adds server_url=...); its __wrapped__
             # is the entry point itself.
             return inspect.unwrap(entry_point)
+        if not isinstance(entry_point, str):
+            raise ValueError("it registers no entry point")
         return load_env_creator(entry_point)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ValueError(f"{env_id}: cannot load its entry point {entry_point!r}: {exc}") from exc

@@ -116,7 +116,9 @@ class _Session:
             legal = [] if self.over else self.info["available_actions"]
             _show_actions(self.console, legal, "legal")
         elif command == ":hint":
-            best = [] if self.over else list(self.env.unwrapped.oracle_actions())
+            # Every agentgym env has oracle_actions (gym.Env does not declare it).
+            oracle = self.env.unwrapped.oracle_actions  # pyright: ignore[reportAttributeAccessIssue]
+            best = [] if self.over else list(oracle())
             _show_actions(self.console, best, "oracle's best")
         elif command == ":reset":
             if arg and not arg.isdigit():
@@ -134,6 +136,7 @@ class _Session:
             _plain(self.console, OVER, "yellow")
             return
         obs, reward, terminated, truncated, self.info = self.env.step(action)
+        reward = float(reward)
         self.total += reward
         if not self.info["valid_action"]:
             error = translate_error(self.info["action_error"])

@@ -33,6 +33,7 @@ import gymnasium as gym
 import httpx
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import load_env_creator
 
 from agentgym.core import TEXT_CHARSET, check_seed
 from agentgym.server.protocol import dumps, loads
@@ -138,7 +139,8 @@ class RemoteEnv(gym.Env[str, str]):
         self.action_space = _text_space(described.get("action_space"), 1024, 0)
         modes = described.get("render_modes")
         if isinstance(modes, list):
-            self.metadata = {**type(self).metadata, "render_modes": modes}
+            # An instance's own metadata (gymnasium declares it on the class only).
+            self.metadata = {**type(self).metadata, "render_modes": modes}  # pyright: ignore[reportAttributeAccessIssue]
 
     # ------------------------------------------------------------------ transport
     @property
@@ -294,7 +296,10 @@ class RemoteEnv(gym.Env[str, str]):
         """The env class's flag: what a move pays depends on state the agent cannot see
         (read from the id's registered class; False for an id this client does not know)."""
         try:
-            creator = gym.envs.registration.load_env_creator(gym.spec(self.env_id).entry_point)
+            entry_point = gym.spec(self.env_id).entry_point
+            if not isinstance(entry_point, str):
+                return False
+            creator = load_env_creator(entry_point)
         except Exception:  # not registered here, or its module does not import
             return False
         return bool(getattr(creator, "hidden_information", False))

@@ -72,7 +72,8 @@ class OracleAgent(Agent):
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self._env is None:
             raise RuntimeError("OracleAgent.reset(env) must be called before act()")
-        best = self._env.unwrapped.oracle_actions()
+        # reset() checked that the env has oracle_actions (gym.Env does not declare it).
+        best = self._env.unwrapped.oracle_actions()  # pyright: ignore[reportAttributeAccessIssue]
         if not best:
             # No legal action left (the env is about to end); any text is answered as invalid.
             return ""

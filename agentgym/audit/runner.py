@@ -90,7 +90,9 @@ def run_audit(
         return report
 
     def make_env() -> TextEnv:
-        return make_text_env(env_id, settings).unwrapped
+        env = make_text_env(env_id, settings).unwrapped
+        assert isinstance(env, TextEnv)  # make_text_env refuses any other kind
+        return env
 
     env = make_env()
     try:

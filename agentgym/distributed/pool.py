@@ -291,6 +291,7 @@ class EnvPool:
             return
         self.closed = True
         import ray
+        from ray.exceptions import GetTimeoutError, RayActorError
 
         for actor in self.actors:
             ray.kill(actor, no_restart=True)
@@ -303,9 +304,9 @@ class EnvPool:
             for actor in alive:
                 try:
                     ray.get(actor.ping.remote(), timeout=max(0.1, deadline - time.monotonic()))
-                except ray.exceptions.RayActorError:
+                except RayActorError:
                     continue
-                except ray.exceptions.GetTimeoutError:
+                except GetTimeoutError:
                     pass
                 still.append(actor)
             alive = still
