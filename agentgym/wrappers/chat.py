@@ -25,6 +25,12 @@ another complete tag that overrides it.
 Compose it outermost: ``ChatObservation(HistoryWindow(ExtractAction(env)))`` (or use
 :func:`agentgym.wrappers.wrap_chat`).
 
+:meth:`ChatObservation.step` also takes the assistant message itself, as an OpenAI-style
+client returns it (``{"role": "assistant", "content": ..., "tool_calls": [...]}``), and turns
+it into the env's text action with :func:`assistant_action`: each ``tool_calls`` entry becomes
+a ``<tool_call>`` tag after the content, and, for an env that lists tools (``info["tools"]``
+at reset, e.g. Workplace-v0), content without any tag is a ``<message>`` to the user.
+
 >>> to_messages("board: . .", system="Play.")
 [{'role': 'system', 'content': 'Play.'}, {'role': 'user', 'content': 'board: . .'}]
 >>> to_messages("board: X .", system="Play.", feedback="bad move")[-1]["content"]
@@ -33,6 +39,8 @@ Compose it outermost: ``ChatObservation(HistoryWindow(ExtractAction(env)))`` (or
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -44,6 +52,7 @@ __all__ = [
     "ANSWER_FORMAT",
     "STOP_SEQUENCE",
     "ChatObservation",
+    "assistant_action",
     "render_user",
     "stop_sequences_for",
     "system_prompt_for",
@@ -142,6 +151,46 @@ def to_messages(
     return messages
 
 
+_TAG = re.compile(r"<\s*/?\s*[a-z_]+\s*>", re.IGNORECASE)
+
+
+def assistant_action(message: Mapping[str, Any], *, tools: bool = False) -> str:
+    """The env's text action for an assistant ``message`` in the OpenAI chat form.
+
+    Its ``content`` comes first (thinking before a tag is allowed), then each ``tool_calls``
+    entry as ``<tool_call>ENTRY</tool_call>`` (the env reads OpenAI's entry inside the tag and
+    answers two entries as two actions, i.e. invalid). With ``tools`` (the env lists tools)
+    and no tool call, content holding no tag is a message to the user. Raises TypeError for
+    a message that is not that shape (a harness's error, not the model's).
+
+    >>> call = {"id": "c1", "type": "function",
+    ...         "function": {"name": "find_user", "arguments": '{"email": "a@b.c"}'}}
+    >>> text = assistant_action({"role": "assistant", "content": None, "tool_calls": [call]})
+    >>> text.startswith("<tool_call>") and json.loads(text[11:-12]) == call
+    True
+    >>> assistant_action({"role": "assistant", "content": "Your email?"}, tools=True)
+    '<message>Your email?</message>'
+    >>> assistant_action({"role": "assistant", "content": "<action>1 1</action>"})
+    '<action>1 1</action>'
+    """
+    if not isinstance(message, Mapping):
+        raise TypeError(f"an assistant message must be a mapping, got {type(message).__name__}")
+    if message.get("role", "assistant") != "assistant":
+        raise TypeError(f"the message's role must be 'assistant', got {message.get('role')!r}")
+    content = message.get("content") or ""
+    calls = message.get("tool_calls") or []
+    if not isinstance(content, str):
+        raise TypeError(f"the message's content must be text or null, got "
+                        f"{type(content).__name__}")
+    if not isinstance(calls, list):
+        raise TypeError(f"tool_calls must be a list, got {type(calls).__name__}")
+    if calls:
+        return content + "".join(f"<tool_call>{json.dumps(call)}</tool_call>" for call in calls)
+    if tools and not _TAG.search(content):
+        return f"<message>{content}</message>"
+    return content
+
+
 class ChatObservation(gym.Wrapper):
     """Adds ``info["messages"]``: the observation (and any history) as chat messages.
 
@@ -173,6 +222,7 @@ class ChatObservation(gym.Wrapper):
         self._fixed_prompt = system_prompt
         self._feedback = bool(feedback)
         self._system: str | None = None
+        self._tools = False  # the episode's env lists tools: untagged content is a message
 
     @property
     def system(self) -> str:
@@ -187,10 +237,14 @@ class ChatObservation(gym.Wrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         # Read after the inner reset: a family may tailor its rules to the episode's kwargs.
         self._system = self._fixed_prompt or system_prompt_for(self.env)
+        self._tools = bool(info.get("tools"))
         info["messages"] = self._messages(obs, info)
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Step with the agent's text, or with its assistant message (:func:`assistant_action`)."""
+        if isinstance(action, Mapping):
+            action = assistant_action(action, tools=self._tools)
         obs, reward, terminated, truncated, info = self.env.step(action)
         info["messages"] = self._messages(obs, info)
         return obs, reward, terminated, truncated, info
