@@ -13,7 +13,9 @@ Each update:
    (:func:`agentgym.trainers.loss.policy_loss`), one optimizer step per minibatch;
 5. push the new weights to the sampler (``sampler.sync``), log a metrics row, checkpoint.
 
-``train(cfg)`` is what ``agentgym train --algo grpo`` runs.
+``train(cfg)`` is what ``agentgym train --algo grpo`` runs: its ``one_update`` is steps 1-5's
+GRPO part; the loop around it (set-up, resume, reseeding, evaluation, metrics, checkpoints,
+the saved model), :func:`run_updates`, is shared with VPR (:mod:`.vpr`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +52,7 @@ from agentgym.trainers.rollout import Policy
 __all__ = [
     "DiskReference",
     "Policy",
+    "RLRun",
     "compute_dtype",
     "decoder_blocks",
     "freeze_below",
@@ -59,6 +63,7 @@ __all__ = [
     "progress_bar",
     "reference_model",
     "run_dir",
+    "run_updates",
     "train",
     "trainable",
 ]
@@ -387,9 +392,74 @@ def train(
     """
     cfg.check()
     console = console or Console(stderr=True, highlight=False)
-    out = run_dir(cfg, "grpo")
     if rollout is None:
         from agentgym.trainers.rollout import rollout_groups as rollout
+
+    def one_update(run: RLRun, update: int) -> tuple[dict[str, Any], str]:
+        # 1. Rollouts: `groups` seeds, `group_size` episodes each.
+        seeds = [cfg.seed + update * cfg.groups + g for g in range(cfg.groups)]
+        t0 = time.perf_counter()
+        table = rollout(run.make_env, run.policy, seeds=seeds, group_size=cfg.group_size,
+                        max_turns=cfg.max_turns, max_new_tokens=cfg.max_new_tokens,
+                        temperature=cfg.temperature, system_prompt=cfg.system_prompt or None,
+                        seed=update_seed(cfg.seed, update), history_turns=cfg.history)
+        row: dict[str, Any] = {"update": update + 1}
+        row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
+
+        # 2-3. Advantages; zero-spread groups are dropped, an all-flat batch is skipped.
+        adv, keep, zero_spread = grpo_advantages(table, cfg)
+        row["zero_spread_fraction"] = zero_spread
+        row["trained_rows"] = int(keep.sum())
+        row["skipped"] = int(not keep.any())
+        if row["skipped"]:
+            console.print(f"update {update + 1}: every group has zero reward spread "
+                          f"(all {cfg.groups} flat); no gradient step")
+        else:
+            # 4-5. The clipped-ratio update on the kept rows, then the sampler sync.
+            t1 = time.perf_counter()
+            kept = [r for r, k in zip(table, keep, strict=True) if k]
+            row.update(ppo_update(run.policy, run.optimizer, kept, adv[keep], cfg,
+                                  run.ref_model))
+            row["update_s"] = time.perf_counter() - t1
+        return row, (f"reward {row['reward_mean']:.3f} success {row['success_rate']:.0%} "
+                     f"flat {zero_spread:.0%}")
+
+    return run_updates(cfg, "grpo", one_update, policy=policy, console=console)
+
+
+# --- the loop every RL trainer shares ----------------------------------------------------------
+
+
+@dataclass
+class RLRun:
+    """What an RL trainer's update works with: the policy, its optimizer, the frozen
+    reference (None when ``beta = 0``), the env factory; set up by :func:`run_updates`."""
+
+    policy: Policy
+    optimizer: torch.optim.Optimizer
+    ref_model: Any
+    make_env: Callable[[], gym.Env]
+
+
+def run_updates(
+    cfg: RLConfig,
+    algo: str,
+    one_update: Callable[[RLRun, int], tuple[dict[str, Any], str]],
+    *,
+    policy: Policy | None = None,
+    console: Console,
+) -> list[dict[str, Any]]:
+    """Set up (or resume) a run, call ``one_update(run, update)`` for each update left, and
+    finish it; returns the metrics rows.
+
+    Around each update: torch reseeded from ``(seed, update)`` first (so update u draws the
+    same whether or not the run was resumed before it); after it, the held-out evaluation every
+    ``eval_every`` updates, the metrics row (``one_update``'s, plus ``elapsed_s``), a
+    checkpoint every ``checkpoint_every`` updates and at the end, and the progress bar's
+    status (``one_update``'s second value). At the end the model is saved and the curves
+    plotted (:func:`finish_run`).
+    """
+    out = run_dir(cfg, algo)
     policy = policy or load_policy(cfg)
     # The reference for the KL term is the initial model, frozen; none is kept when beta = 0.
     ref_model = reference_model(policy, cfg, out)
@@ -399,55 +469,29 @@ def train(
         start, rows = load_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer)
         policy.sampler.sync(policy.model)
     log = MetricsLog(out / "metrics.jsonl", rows)
-    make_env = make_env_factory(cfg)
+    run = RLRun(policy, optimizer, ref_model, make_env_factory(cfg))
     began = time.perf_counter()
     if cfg.eval_every and start == 0:  # the starting point of the held-out curve
-        log.log({"update": 0, **greedy_eval(make_env, policy, cfg)})
+        log.log({"update": 0, **greedy_eval(run.make_env, policy, cfg)})
 
     with progress_bar(cfg.progress, console, status=True) as bar:
-        task = bar.add_task("grpo", total=cfg.updates, completed=start, status="")
+        task = bar.add_task(algo, total=cfg.updates, completed=start, status="")
         for update in range(start, cfg.updates):
-            # 1. Rollouts. Reseeding per update makes update u the same whether or not the
-            # run was resumed before it.
             torch.manual_seed(update_seed(cfg.seed, update))
-            seeds = [cfg.seed + update * cfg.groups + g for g in range(cfg.groups)]
-            t0 = time.perf_counter()
-            table = rollout(make_env, policy, seeds=seeds, group_size=cfg.group_size,
-                            max_turns=cfg.max_turns, max_new_tokens=cfg.max_new_tokens,
-                            temperature=cfg.temperature, system_prompt=cfg.system_prompt or None,
-                            seed=update_seed(cfg.seed, update), history_turns=cfg.history)
-            row: dict[str, Any] = {"update": update + 1}
-            row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
-
-            # 2-3. Advantages; zero-spread groups are dropped, an all-flat batch is skipped.
-            adv, keep, zero_spread = grpo_advantages(table, cfg)
-            row["zero_spread_fraction"] = zero_spread
-            row["trained_rows"] = int(keep.sum())
-            row["skipped"] = int(not keep.any())
-            if row["skipped"]:
-                console.print(f"update {update + 1}: every group has zero reward spread "
-                              f"(all {cfg.groups} flat); no gradient step")
-            else:
-                # 4-5. The clipped-ratio update on the kept rows, then the sampler sync.
-                t1 = time.perf_counter()
-                kept = [r for r, k in zip(table, keep, strict=True) if k]
-                row.update(ppo_update(policy, optimizer, kept, adv[keep], cfg, ref_model))
-                row["update_s"] = time.perf_counter() - t1
+            row, status = one_update(run, update)
             done = update + 1
             if cfg.eval_every and (done % cfg.eval_every == 0 or done == cfg.updates):
-                row.update(greedy_eval(make_env, policy, cfg))
+                row.update(greedy_eval(run.make_env, policy, cfg))
             row["elapsed_s"] = time.perf_counter() - began
             log.log(row)
-
             if (cfg.checkpoint_every and done % cfg.checkpoint_every == 0) or done == cfg.updates:
                 save_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer,
                                 step=done, config=config_dict(cfg), metrics=log.rows)
-            bar.update(task, advance=1, status=f"reward {row['reward_mean']:.3f} "
-                       f"success {row['success_rate']:.0%} flat {zero_spread:.0%}")
+            bar.update(task, advance=1, status=status)
 
     if isinstance(ref_model, DiskReference):
         ref_model.close()
-    finish_run(policy, log.rows, out, cfg, "grpo")
+    finish_run(policy, log.rows, out, cfg, algo)
     return log.rows
 
 

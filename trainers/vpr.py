@@ -12,7 +12,11 @@ Each update:
    batch;
 3. a batch whose every state group is flat is *reported and skipped*;
 4. the clipped-ratio update on the kept candidates (:func:`agentgym.trainers.grpo.ppo_update`,
-   the same loss as GRPO), the sampler sync, a metrics row, a checkpoint.
+   the same loss as GRPO) and the sampler sync.
+
+``one_update`` in :func:`train` is those four steps; the loop around it (set-up, resume,
+reseeding, evaluation, the metrics row, checkpoints, the saved model) is the one GRPO runs
+too, :func:`agentgym.trainers.grpo.run_updates`.
 
 ``train(cfg)`` is what ``agentgym train --algo vpr`` runs. The env must have
 ``score_actions`` (every agentgym env does, local or remote).
@@ -25,27 +29,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import torch
 from rich.console import Console
 
 from agentgym.trainers.advantages import vpr
-from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
-from agentgym.trainers.config import VPRConfig, config_dict, update_seed
-from agentgym.trainers.evaluate import greedy_eval
-from agentgym.trainers.grpo import (
-    DiskReference,
-    Policy,
-    finish_run,
-    load_policy,
-    make_env_factory,
-    ppo_update,
-    progress_bar,
-    reference_model,
-    run_dir,
-    trainable,
-)
-from agentgym.trainers.metrics import MetricsLog, rollout_metrics
-from agentgym.trainers.optim import make_optimizer
+from agentgym.trainers.config import VPRConfig, update_seed
+from agentgym.trainers.grpo import Policy, RLRun, ppo_update, run_updates
+from agentgym.trainers.metrics import rollout_metrics
 
 __all__ = ["train"]
 
@@ -60,70 +49,42 @@ def train(
     """Run VPR for ``cfg.updates`` updates; returns the metrics rows (files as GRPO's)."""
     cfg.check()
     console = console or Console(stderr=True, highlight=False)
-    out = run_dir(cfg, "vpr")
     if rollout is None:
         from agentgym.trainers.rollout import rollout_state_groups as rollout
-    policy = policy or load_policy(cfg)
-    ref_model = reference_model(policy, cfg, out)  # the initial model for the KL term
-    optimizer = make_optimizer(trainable(policy.model), lr=cfg.lr)
-    start, rows = 0, []
-    if cfg.resume:
-        start, rows = load_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer)
-        policy.sampler.sync(policy.model)
-    log = MetricsLog(out / "metrics.jsonl", rows)
-    make_env = make_env_factory(cfg)
-    began = time.perf_counter()
-    if cfg.eval_every and start == 0:  # the starting point of the held-out curve
-        log.log({"update": 0, **greedy_eval(make_env, policy, cfg)})
 
-    with progress_bar(cfg.progress, console, status=True) as bar:
-        task = bar.add_task("vpr", total=cfg.updates, completed=start, status="")
-        for update in range(start, cfg.updates):
-            # 1. State-group rollouts: k scored candidates at each visited state.
-            torch.manual_seed(update_seed(cfg.seed, update))
-            n = cfg.seeds_per_update
-            seeds = [cfg.seed + update * n + i for i in range(n)]
-            t0 = time.perf_counter()
-            table = rollout(make_env, policy, seeds=seeds, k=cfg.k, max_turns=cfg.max_turns,
-                            max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                            system_prompt=cfg.system_prompt or None,
-                            seed=update_seed(cfg.seed, update), history_turns=cfg.history)
-            row: dict[str, Any] = {"update": update + 1}
-            row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
+    def one_update(run: RLRun, update: int) -> tuple[dict[str, Any], str]:
+        # 1. State-group rollouts: k scored candidates at each visited state.
+        n = cfg.seeds_per_update
+        seeds = [cfg.seed + update * n + i for i in range(n)]
+        t0 = time.perf_counter()
+        table = rollout(run.make_env, run.policy, seeds=seeds, k=cfg.k,
+                        max_turns=cfg.max_turns, max_new_tokens=cfg.max_new_tokens,
+                        temperature=cfg.temperature, system_prompt=cfg.system_prompt or None,
+                        seed=update_seed(cfg.seed, update), history_turns=cfg.history)
+        row: dict[str, Any] = {"update": update + 1}
+        row.update(rollout_metrics(table, cfg.reward_mode, time.perf_counter() - t0))
 
-            # 2-3. Centre on the state group, drop flat groups, whiten; skip an all-flat batch.
-            scores = table.rewards(cfg.reward_mode)
-            states = table.column("group")
-            adv = vpr(scores, states)
-            n_states = len(np.unique(states))
-            row["candidate_score_mean"] = float(scores.mean()) if len(scores) else 0.0
-            row["state_groups"] = n_states
-            row["zero_spread_fraction"] = adv.dropped_groups / n_states if n_states else 1.0
-            row["trained_rows"] = int(adv.keep.sum())
-            row["skipped"] = int(not adv.keep.any())
-            if row["skipped"]:
-                console.print(f"update {update + 1}: every state group has zero score spread "
-                              f"(all {n_states} flat); no gradient step")
-            else:
-                # 4. The same clipped-ratio update as GRPO, on the kept candidates.
-                t1 = time.perf_counter()
-                kept = [r for r, k in zip(table, adv.keep, strict=True) if k]
-                row.update(ppo_update(policy, optimizer, kept, adv.advantages[adv.keep], cfg,
-                                      ref_model))
-                row["update_s"] = time.perf_counter() - t1
-            done = update + 1
-            if cfg.eval_every and (done % cfg.eval_every == 0 or done == cfg.updates):
-                row.update(greedy_eval(make_env, policy, cfg))
-            row["elapsed_s"] = time.perf_counter() - began
-            log.log(row)
+        # 2-3. Centre on the state group, drop flat groups, whiten; skip an all-flat batch.
+        scores = table.rewards(cfg.reward_mode)
+        states = table.column("group")
+        adv = vpr(scores, states)
+        n_states = len(np.unique(states))
+        row["candidate_score_mean"] = float(scores.mean()) if len(scores) else 0.0
+        row["state_groups"] = n_states
+        row["zero_spread_fraction"] = adv.dropped_groups / n_states if n_states else 1.0
+        row["trained_rows"] = int(adv.keep.sum())
+        row["skipped"] = int(not adv.keep.any())
+        if row["skipped"]:
+            console.print(f"update {update + 1}: every state group has zero score spread "
+                          f"(all {n_states} flat); no gradient step")
+        else:
+            # 4. The same clipped-ratio update as GRPO, on the kept candidates.
+            t1 = time.perf_counter()
+            kept = [r for r, k in zip(table, adv.keep, strict=True) if k]
+            row.update(ppo_update(run.policy, run.optimizer, kept, adv.advantages[adv.keep],
+                                  cfg, run.ref_model))
+            row["update_s"] = time.perf_counter() - t1
+        return row, (f"score {row['candidate_score_mean']:.3f} "
+                     f"flat {row['zero_spread_fraction']:.0%}")
 
-            if (cfg.checkpoint_every and done % cfg.checkpoint_every == 0) or done == cfg.updates:
-                save_checkpoint(out / "checkpoint", model=policy.model, optimizer=optimizer,
-                                step=done, config=config_dict(cfg), metrics=log.rows)
-            bar.update(task, advance=1, status=f"score {row['candidate_score_mean']:.3f} "
-                       f"flat {row['zero_spread_fraction']:.0%}")
-
-    if isinstance(ref_model, DiskReference):
-        ref_model.close()
-    finish_run(policy, log.rows, out, cfg, "vpr")
-    return log.rows
+    return run_updates(cfg, "vpr", one_update, policy=policy, console=console)
