@@ -185,7 +185,10 @@ def assistant_action(message: Mapping[str, Any], *, tools: bool = False) -> str:
     if not isinstance(calls, list):
         raise TypeError(f"tool_calls must be a list, got {type(calls).__name__}")
     if calls:
-        return content + "".join(f"<tool_call>{json.dumps(call)}</tool_call>" for call in calls)
+        # "<" escaped (JSON reads \u003c back as "<"): an argument holding "</tool_call>"
+        # cannot close the tag early or open a second one.
+        entries = [json.dumps(call).replace("<", "\\u003c") for call in calls]
+        return content + "".join(f"<tool_call>{entry}</tool_call>" for entry in entries)
     if tools and not _TAG.search(content):
         return f"<message>{content}</message>"
     return content

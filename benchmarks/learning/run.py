@@ -99,6 +99,12 @@ def split_seeds(split: str, episodes: int, val_seed: int = VAL_SEED,
     return seeds
 
 
+#: Keys each job's spec sets itself: an override would send the warm start elsewhere, or make
+#: the arms play another setting than the reference lines.
+PROTOCOL_KEYS = frozenset({"model", "seed", "out_dir", "updates", "progress", "plots",
+                           "checkpoint_every", "env", "env_kwargs", "resume"})
+
+
 def parse_sets(pairs: list[str]) -> dict[str, Any]:
     """``--set KEY=VALUE`` pairs as config overrides for every job (the warm start's training
     and evaluation, every RL run), each value read as TOML, else kept as text: how the same
@@ -107,11 +113,19 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
     >>> parse_sets(["device=cuda", "micro_batch_size=8", "dtype=bfloat16"])
     {'device': 'cuda', 'micro_batch_size': 8, 'dtype': 'bfloat16'}
     """
+    from agentgym.trainers.config import GRPOConfig, SFTConfig, VPRConfig
+
+    known = set(GRPOConfig.model_fields) | set(VPRConfig.model_fields) | set(
+        SFTConfig.model_fields)
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--set takes KEY=VALUE, got {pair!r}")
+        if key.strip() in PROTOCOL_KEYS:
+            raise ValueError(f"--set {key.strip()}: the protocol sets it for each job")
+        if key.strip() not in known:
+            raise ValueError(f"--set {key.strip()}: not a trainer config key")
         try:
             out[key.strip()] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:

@@ -43,9 +43,10 @@ MAX_REPLY = 600
 def kept(scripted: str, reworded: str, facts: Sequence[Any]) -> bool:
     """Whether ``reworded`` keeps every exact token of ``scripted`` and mentions each of
     ``facts`` (values the scripted reply revealed)."""
-    lowered = reworded.lower()
     tokens = [t.strip(".,;:!?-") for t in _EXACT.findall(scripted)]
-    return (all(t.lower() in lowered for t in tokens if t)
+    # Whole tokens: "o-10423" does not keep "o-1042".
+    return (all(re.search(rf"(?<![\w@]){re.escape(t)}(?![\w@])", reworded, re.IGNORECASE)
+                for t in tokens if t)
             and all(mentions(reworded, f) for f in facts))
 
 

@@ -321,6 +321,11 @@ def test_set_overrides_every_job_and_the_test_digest(tmp_path, monkeypatch):
         "device": "cuda", "micro_batch_size": 8, "beta": 0.01}
     with pytest.raises(ValueError, match="KEY=VALUE"):
         run.parse_sets(["device"])
+    for owned in ("out_dir=/tmp/elsewhere", "model=tiny-random", "env_kwargs={}"):
+        with pytest.raises(ValueError, match="the protocol sets it"):
+            run.parse_sets([owned])
+    with pytest.raises(ValueError, match="not a trainer config key"):
+        run.parse_sets(["devcie=cuda"])
 
     class Started(Exception):
         pass

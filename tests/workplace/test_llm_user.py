@@ -180,5 +180,6 @@ def test_a_rewording_keeps_ids_amounts_emails_and_revealed_facts():
     scripted = "My email is ana.k@example.com and the refund is 42.50 for o-1042."
     assert kept(scripted, "Sure: ana.k@example.com, 42.50, o-1042.", [])
     assert not kept(scripted, "Sure: ana.k@example.com, o-1042.", [])
+    assert not kept("Order o-1042.", "Order o-10423.", [])  # a longer id is another id
     assert not kept("It should be Lisbon.", "Somewhere warm.", ["Lisbon"])
     assert kept("It should be Lisbon.", "lisbon, please", ["Lisbon"])
