@@ -169,19 +169,23 @@ async def perform_action(
     try:
         if action.verb in ("click", "fill"):
             mode = "inspect" if handle.real_input else action.verb
-            if info is None:
-                info = await page.evaluate(_ELEMENT_JS, [action.target, mode, action.text])
-            if not info["found"]:
+            # What _ELEMENT_JS returns (an object on every path), unless the caller has it.
+            element: dict[str, Any] = (
+                info
+                if info is not None
+                else await page.evaluate(_ELEMENT_JS, [action.target, mode, action.text])
+            )
+            if not element["found"]:
                 return ActionResult(f"there is no element [{action.target}] on this page")
-            if not info["visible"]:
+            if not element["visible"]:
                 return ActionResult(f"element [{action.target}] is not visible")
-            if info["disabled"]:
+            if element["disabled"]:
                 return ActionResult(f"element [{action.target}] is disabled")
-            if action.verb == "fill" and not info["editable"]:
+            if action.verb == "fill" and not element["editable"]:
                 return ActionResult(f"element [{action.target}] is not a text box")
-            if info["done"]:
-                return ActionResult(navigated=bool(info.get("loading")))
-            nav = bool(info["nav"])
+            if element["done"]:
+                return ActionResult(navigated=bool(element.get("loading")))
+            nav = bool(element["nav"])
             if handle.real_input:
                 loc = page.locator(f'[data-agid="{action.target}"]').first
                 if action.verb == "fill":

@@ -17,6 +17,7 @@ reward component summed, success, invalid actions, steps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,7 +69,8 @@ def make_env(
 
 def system_prompt(env: gym.Env) -> str:
     """The env's rules and action format for an LLM's system turn (local or remote)."""
-    prompt = getattr(env.unwrapped, "system_prompt", None)
+    # TextEnv.system_prompt's type; gym.Env does not declare it, so getattr says Any.
+    prompt: Callable[[], str] | None = getattr(env.unwrapped, "system_prompt", None)
     return prompt() if callable(prompt) else ""
 
 

@@ -83,8 +83,8 @@ def dataset_rows(
     ``env_kwargs``, as for the server, used only to read them). The first observation comes
     from ``/reset``, after the row's input.
     """
-    seeds = [seed_from({"seed": s}) for s in seeds]
-    if not seeds:
+    checked = [seed_from({"seed": s}) for s in seeds]  # a seed that is not an int >= 0 raises
+    if not checked:
         raise ValueError("seeds must not be empty")
     if system is None:
         env = make_env(env_id, **env_options)
@@ -93,7 +93,7 @@ def dataset_rows(
         finally:
             env.close()
     return [{"responses_create_params": {"input": [{"role": "system", "content": system}]},
-             "seed": s} for s in seeds]
+             "seed": s} for s in checked]
 
 
 @functools.cache
@@ -101,10 +101,18 @@ def _classes() -> tuple[type, type]:
     """Build the config and server classes on first use (they subclass NeMo Gym's)."""
     try:
         from fastapi import HTTPException
-        from nemo_gym.base_resources_server import BaseResourcesServerConfig
-        from nemo_gym.openai_utils import NeMoGymResponse
+
+        # nemo-gym lives in its own venv (scripts/setup_frameworks.sh), so pyright, run on
+        # .venv, cannot resolve it (resources_servers comes with it).
+        from nemo_gym.base_resources_server import (  # pyright: ignore[reportMissingImports]
+            BaseResourcesServerConfig,
+        )
+        from nemo_gym.openai_utils import NeMoGymResponse  # pyright: ignore[reportMissingImports]
         from pydantic import Field
-        from resources_servers.gymnasium import GymnasiumServer, extract_text
+        from resources_servers.gymnasium import (  # pyright: ignore[reportMissingImports]
+            GymnasiumServer,
+            extract_text,
+        )
     except ImportError as error:
         raise ImportError(
             "agentgym.integrations.nemo_gym needs nemo-gym (bash scripts/setup_frameworks.sh "

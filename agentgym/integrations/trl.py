@@ -59,7 +59,8 @@ def _close_quietly(env: gym.Env) -> None:
 
 
 def _system_prompt(env: gym.Env) -> str:
-    prompt = getattr(env.unwrapped, "system_prompt", None)
+    # TextEnv.system_prompt's type; gym.Env does not declare it, so getattr says Any.
+    prompt: Callable[[], str] | None = getattr(env.unwrapped, "system_prompt", None)
     return prompt() if callable(prompt) else ""
 
 

@@ -60,14 +60,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, Self
 
 import gymnasium as gym
 import httpx
-import verifiers.v1 as vf
+
+# verifiers lives in .venv-verifiers (it cannot share the dev venv, see pyproject's extras),
+# so pyright, run on .venv, cannot resolve it.
+import verifiers.v1 as vf  # pyright: ignore[reportMissingImports]
 from pydantic import Field, model_validator
-from verifiers.v1.dialects.chat import message_to_wire
+from verifiers.v1.dialects.chat import message_to_wire  # pyright: ignore[reportMissingImports]
 
 import agentgym  # noqa: F401  (registers the agentgym/* ids with Gymnasium)
 from agentgym.rewards import REWARD_MODES
@@ -166,7 +169,8 @@ def make_env(data: AgentgymData) -> gym.Env:
 
 def system_prompt(env: gym.Env) -> str | None:
     """The env's rules for the system turn (None where the env has none, e.g. remote)."""
-    prompt = getattr(env.unwrapped, "system_prompt", None)
+    # TextEnv.system_prompt's type; gym.Env does not declare it, so getattr says Any.
+    prompt: Callable[[], str] | None = getattr(env.unwrapped, "system_prompt", None)
     text = prompt() if callable(prompt) else None
     return text or None
 

@@ -78,8 +78,8 @@ def dataset_rows(
 ) -> list[dict[str, Any]]:
     """verl dataset rows, one per seed: the env's rules as the system turn of ``prompt``, the
     episode in ``extra_info`` (``options``: ``reward``, ``server_url``, ``env_kwargs``)."""
-    seeds = [seed_from({"seed": s}) for s in seeds]
-    if not seeds:
+    checked = [seed_from({"seed": s}) for s in seeds]  # a seed that is not an int >= 0 raises
+    if not checked:
         raise ValueError("seeds must not be empty")
     if system is None:
         env = make_env(env_id, **{k: v for k, v in options.items() if k != "token"})
@@ -89,13 +89,18 @@ def dataset_rows(
             env.close()
     return [{"prompt": [{"role": "system", "content": system}], "agent_name": AGENT_NAME,
              "data_source": env_id, "extra_info": {"env_id": env_id, "seed": s, **options}}
-            for s in seeds]
+            for s in checked]
 
 
 @functools.cache
 def _loop_class() -> type:
     try:
-        from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput
+        # verl lives in its own venv (scripts/setup_frameworks.sh), so pyright, run on .venv,
+        # cannot resolve it.
+        from verl.experimental.agent_loop.agent_loop import (  # pyright: ignore[reportMissingImports]
+            AgentLoopBase,
+            AgentLoopOutput,
+        )
     except ImportError as error:
         raise ImportError(
             "agentgym.integrations.verl needs verl (bash scripts/setup_frameworks.sh verl makes "

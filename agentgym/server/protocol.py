@@ -110,8 +110,12 @@ def loads(raw: str | bytes) -> Any:
     Raises:
         ValueError: ``raw`` is not JSON (one line saying why).
     """
-    pattern = _LONG_DIGITS_BYTES if isinstance(raw, (bytes, bytearray)) else _LONG_DIGITS_STR
-    if pattern.search(raw) is not None:
+    # One branch per type: a bytes pattern searches only bytes, a str pattern only str.
+    if isinstance(raw, (bytes, bytearray)):
+        long_digits = _LONG_DIGITS_BYTES.search(raw) is not None
+    else:
+        long_digits = _LONG_DIGITS_STR.search(raw) is not None
+    if long_digits:
         return _std_loads(raw)
     try:
         return orjson.loads(raw)

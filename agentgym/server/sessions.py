@@ -50,9 +50,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 import gymnasium as gym
 
@@ -204,7 +204,8 @@ def _space(space: Any) -> dict[str, Any]:
 
 def describe_env(env: gym.Env) -> dict[str, Any]:
     """What a client needs to mirror ``env`` locally: spaces, render modes, config and rules."""
-    inner = env.unwrapped
+    # Any registered id may be hosted, not only a TextEnv: what its env lacks is reported as None.
+    inner: Any = env.unwrapped
     out: dict[str, Any] = {
         "observation_space": _space(env.observation_space),
         "action_space": _space(env.action_space),
@@ -377,8 +378,8 @@ class SessionStore:
 
     # ------------------------------------------------------------------ create / close
     async def _create(self, fields: dict[str, Any], rid: str | None, scope: Any) -> Reply:
-        key = (scope, rid)
         if rid is not None:
+            key = (scope, rid)
             if key in self._created:
                 seen, reply = self._created[key]
                 return _mismatch(rid, "create", fields, "create", seen) or reply
@@ -418,7 +419,7 @@ class SessionStore:
         future: asyncio.Future[Reply] | None = None
         if rid is not None:
             future = asyncio.get_running_loop().create_future()
-            self._creating[key] = (fields, future)
+            self._creating[(scope, rid)] = (fields, future)
         self._reserved += 1
         self._heavy_reserved += heavy
         reply = Reply(500, {"error": "the session could not be created"})
@@ -428,8 +429,8 @@ class SessionStore:
             self._reserved -= 1
             self._heavy_reserved -= heavy
             if rid is not None:
-                self._creating.pop(key, None)
-                self._remember_create(key, fields, reply)
+                self._creating.pop((scope, rid), None)
+                self._remember_create((scope, rid), fields, reply)
             if future is not None:  # a retry waiting on this try gets the same reply
                 future.set_result(reply)
         return reply
@@ -588,12 +589,13 @@ class SessionStore:
             return Reply(exc.status, {"error": str(exc)}, exc.headers)
         if op == "score" and len(fields["actions"]) > INLINE_SCORE:
             return None
-        remember = rid is not None and op in MUTATING_OPS
-        if remember:
-            seen = session.replies.get(rid)
+        # The id this request's reply is remembered under, or None (not remembered).
+        remembered = rid if op in MUTATING_OPS else None
+        if remembered is not None:
+            seen = session.replies.get(remembered)
             if seen is not None:
                 session.last_used = now
-                return _mismatch(rid, op, fields, seen[0], seen[1]) or seen[2]
+                return _mismatch(remembered, op, fields, seen[0], seen[1]) or seen[2]
         start = time.perf_counter()
         reply = _call(op, session.env, fields)
         if time.perf_counter() - start > SLOW_INLINE:
@@ -602,7 +604,7 @@ class SessionStore:
             log.warning("session %s (%s): a %s took %.2f s on the event loop; its calls now "
                         "run in a thread", session.id, session.env_id, op,
                         time.perf_counter() - start)
-        self._finish(session, op, fields, rid if remember else None, reply)
+        self._finish(session, op, fields, remembered, reply)
         return reply
 
     def _finish(self, session: Session, op: str, fields: dict[str, Any], rid: str | None,
@@ -698,23 +700,45 @@ def _step(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class _ContractEnv(Protocol):
+    """What the state, set_state, score and oracle ops call beyond gym.Env (agentgym's
+    :class:`agentgym.core.TextEnv` has it all)."""
+
+    def get_state(self) -> bytes: ...
+
+    def set_state(self, state: bytes) -> None: ...
+
+    def score_actions(self, actions: list[str]) -> Iterable[float]: ...
+
+    def oracle_actions(self) -> Iterable[str]: ...
+
+    def render(self) -> Any: ...
+
+
+def _contract(env: gym.Env) -> _ContractEnv:
+    """``env``'s bare env, typed by the contract the ops call. Unchecked on purpose: a hosted
+    env that lacks a method (an id that is not a TextEnv) raises AttributeError at the call,
+    which :func:`_call` answers as an error reply."""
+    return cast(_ContractEnv, env.unwrapped)
+
+
 def _get_state(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
-    return {"state": env.unwrapped.get_state().decode()}
+    return {"state": _contract(env).get_state().decode()}
 
 
 def _set_state(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
-    inner = env.unwrapped
+    inner = _contract(env)
     inner.set_state(f["state"].encode())
     render = inner.render() if getattr(inner, "render_mode", None) == "ansi" else None
     return {"episode_seed": getattr(inner, "episode_seed", None), "render": render}
 
 
 def _score(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
-    return {"scores": [float(s) for s in env.unwrapped.score_actions(list(f["actions"]))]}
+    return {"scores": [float(s) for s in _contract(env).score_actions(list(f["actions"]))]}
 
 
 def _oracle(env: gym.Env, f: dict[str, Any]) -> dict[str, Any]:
-    return {"actions": list(env.unwrapped.oracle_actions())}
+    return {"actions": list(_contract(env).oracle_actions())}
 
 
 _OPS: dict[str, Callable[[gym.Env, dict[str, Any]], dict[str, Any]]] = {
