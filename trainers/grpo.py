@@ -44,6 +44,7 @@ from agentgym.trainers.loss import (
     sequence_logprobs,
     truncated_is_weights,
 )
+from agentgym.trainers.memory import set_mmap_threshold
 from agentgym.trainers.metrics import MetricsLog, plot_metrics, rollout_metrics
 from agentgym.trainers.optim import make_optimizer, optimizer_step
 from agentgym.trainers.records import StepRecord, StepTable
@@ -94,6 +95,8 @@ def load_policy(cfg: RunConfig) -> Policy:
     from agentgym.llm.models import load_model
     from agentgym.llm.sampler import make_sampler
 
+    # Before the model's weights are allocated, so they are not in the heap either.
+    set_mmap_threshold(cfg.malloc_mmap_threshold)
     model, tokenizer = load_model(cfg.model, device=cfg.device, dtype=torch.float32, seed=cfg.seed,
                                   attn_implementation=cfg.attn_implementation or None)
     if cfg.gradient_checkpointing:

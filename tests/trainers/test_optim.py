@@ -85,3 +85,21 @@ def test_a_gradient_that_is_not_finite_skips_the_step(bad):
     weight.grad = torch.ones(3)  # the next finite step goes through
     assert not optimizer_step(opt, lr=0.1, warmup_steps=0, max_grad_norm=1.0).skipped
     assert steps_taken(opt) == 1 and torch.isfinite(weight).all()
+
+
+def test_the_mmap_threshold_is_set_through_glibc_and_by_load_policy(monkeypatch):
+    import platform
+
+    from agentgym.trainers import grpo
+    from agentgym.trainers.config import GRPOConfig
+    from agentgym.trainers.memory import set_mmap_threshold
+
+    assert set_mmap_threshold(0) is False  # glibc's own dynamic threshold: untouched
+    if platform.libc_ver()[0] == "glibc":
+        assert set_mmap_threshold(1 << 25) is True  # 32 MiB: near what glibc grows to itself
+    seen = []
+    monkeypatch.setattr(grpo, "set_mmap_threshold", seen.append)
+    grpo.load_policy(GRPOConfig(model="tiny-random", malloc_mmap_threshold=65536))
+    assert seen == [65536]
+    with pytest.raises(ValueError):
+        GRPOConfig(malloc_mmap_threshold=-1)
