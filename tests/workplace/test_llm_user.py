@@ -72,14 +72,19 @@ def play_oracle(env, seed=0):
             return seen, info
 
 
+def play_llm_oracle(endpoint):
+    """An oracle episode of retail with the llm user behind ``endpoint``."""
+    env = WorkplaceEnv(domain="retail", user="llm", user_base_url=endpoint.url, user_model="m")
+    try:
+        return play_oracle(env)
+    finally:
+        env.close()
+
+
 # A model that rewords faithfully: the scripted reply with a prefix, every token kept.
 @pytest.mark.parametrize("endpoint", [lambda b: "Well, " + scripted_of(b)], indirect=True)
 def test_a_faithful_rewording_is_what_the_agent_reads_and_the_task_still_scores(endpoint):
-    env = WorkplaceEnv(domain="retail", user="llm", user_base_url=endpoint.url, user_model="m")
-    try:
-        seen, info = play_oracle(env)
-    finally:
-        env.close()
+    seen, info = play_llm_oracle(endpoint)
     assert info["success"] and info["reward_components"]["db_match"] == 1.0
     assert info["user"] == "llm" and info["deterministic"] is False
     assert any("User: Well, " in obs for obs in seen)
@@ -114,11 +119,7 @@ def test_what_the_model_says_cannot_confirm_reveal_or_drop_a_fact(endpoint):
 
 @pytest.mark.parametrize("endpoint", [lambda b: "No! " + scripted_of(b)], indirect=True)
 def test_a_confirmation_is_never_reworded(endpoint):
-    env = WorkplaceEnv(domain="retail", user="llm", user_base_url=endpoint.url, user_model="m")
-    try:
-        seen, info = play_oracle(env)
-    finally:
-        env.close()
+    seen, info = play_llm_oracle(endpoint)
     confirmations = [obs for obs in seen if any(f"User: {y}" in obs for y in YES)]
     assert confirmations and info["success"]
     assert not any(scripted_of(b) in YES for b in endpoint.requests)  # never even asked
