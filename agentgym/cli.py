@@ -53,10 +53,19 @@ from agentgym.envinfo import (
     make_text_env,
 )
 from agentgym.evaluation import EvalReport, evaluate
-from agentgym.leaderboard.cli import add_leaderboard_parser, cmd_leaderboard
+
+# leaderboard/, trainers/ and environments/ install as agentgym.* through pyproject's
+# package-dir mapping, which pyright cannot follow: their imports here are ignored for it.
+from agentgym.leaderboard.cli import (  # pyright: ignore[reportMissingImports]
+    add_leaderboard_parser,
+    cmd_leaderboard,
+)
 from agentgym.play import play
 from agentgym.splits import TaskSplit
-from agentgym.trainers.cli import add_train_arguments, cmd_train
+from agentgym.trainers.cli import (  # pyright: ignore[reportMissingImports]
+    add_train_arguments,
+    cmd_train,
+)
 
 __all__ = ["build_parser", "main", "one_line", "parse_kwargs"]
 
@@ -361,7 +370,10 @@ def _operator_kwargs(env_ids: Sequence[str], given: dict[str, Any]) -> dict[str,
 
 # ---------------------------------------------------------------------- tasks, docker
 def cmd_tasks(args: argparse.Namespace, console: Console) -> int:
-    from agentgym.environments.terminal.task import bundled_tasks
+    # pyright cannot follow the package-dir mapping of environments/ (see the imports above).
+    from agentgym.environments.terminal.task import (  # pyright: ignore[reportMissingImports]
+        bundled_tasks,
+    )
 
     if args.tasks_command == "list":
         tasks = bundled_tasks()
@@ -378,7 +390,9 @@ def cmd_tasks(args: argparse.Namespace, console: Console) -> int:
         console.print(Text(f"{len(tasks)} tasks ({levels}); agentgym tasks check DIR checks one",
                            style="dim"))
         return 0
-    from agentgym.environments.terminal.checks import check_task
+    from agentgym.environments.terminal.checks import (  # pyright: ignore[reportMissingImports]
+        check_task,
+    )
 
     report = check_task(args.directory, backend=args.backend)
     styles = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}

@@ -160,16 +160,14 @@ def _number(value: float) -> str:
 
 def _interval(bounds: Mapping[str, float]) -> str:
     """``[0, 1]``, ``(0, 1]`` or ``>= 0`` for the bounds of a field."""
-    low = ("[", bounds["ge"]) if "ge" in bounds else ("(", bounds.get("gt"))
-    high = ("]", bounds["le"]) if "le" in bounds else (")", bounds.get("lt"))
-    low = low if low[1] is not None else None
-    high = high if high[1] is not None else None
-    if low and high:
-        return f"{low[0]}{_number(low[1])}, {_number(high[1])}{high[0]}"
-    if low:
-        return f"{'>=' if low[0] == '[' else '>'} {_number(low[1])}"
-    if high:
-        return f"{'<=' if high[0] == ']' else '<'} {_number(high[1])}"
+    low_bracket, low = ("[", bounds["ge"]) if "ge" in bounds else ("(", bounds.get("gt"))
+    high_bracket, high = ("]", bounds["le"]) if "le" in bounds else (")", bounds.get("lt"))
+    if low is not None and high is not None:
+        return f"{low_bracket}{_number(low)}, {_number(high)}{high_bracket}"
+    if low is not None:
+        return f"{'>=' if low_bracket == '[' else '>'} {_number(low)}"
+    if high is not None:
+        return f"{'<=' if high_bracket == ']' else '<'} {_number(high)}"
     return ""
 
 
@@ -328,6 +326,7 @@ class EnvConfig(BaseModel):
                     f"valid kwargs: {', '.join(cls.model_fields)}")
         if error["type"] == "value_error":
             # A model or field validator's own message, without pydantic's prefix.
+            assert "ctx" in error  # pydantic gives every value_error one (typed NotRequired)
             return str(error["ctx"]["error"])
         field = cls.model_fields.get(name)
         if field is None:

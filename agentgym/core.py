@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import string
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import gymnasium as gym
 import numpy as np
@@ -126,7 +126,7 @@ def check_range(name: str, value: Any, low: int, high: int) -> int:
     return int(value)
 
 
-def _count(value: Any, high: int) -> bool:
+def _count(value: Any, high: int) -> TypeGuard[int]:
     return not isinstance(value, bool) and isinstance(value, int) and 0 <= value <= high
 
 
@@ -569,6 +569,11 @@ class TextEnv(gym.Env[str, str]):
         after = 0.0
         if before is not None:
             after = self._shaping_potential()
+            if after is None:
+                raise TypeError(
+                    f"{type(self).__name__}._shaping_potential() returned None after a number: "
+                    "a family that shapes has a potential in every state"
+                )
             out.process += shaping(self.gamma, before, after)
         if not out.valid:
             self._invalid += 1

@@ -37,12 +37,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
 from agentgym.agents import Agent, AgentFailure, make_agent
+from agentgym.core import TextEnv
 from agentgym.envinfo import entry_for, family_of, make_text_env
 from agentgym.eval_journal import Journal, journal_path
 from agentgym.metrics import episode_extras, summarise
@@ -251,8 +252,8 @@ def _digest_obs(observation: Any) -> str:
 
 
 def step_fields(
-    observation: Any, reward: float, terminated: bool, truncated: bool, info: dict[str, Any],
-    *, index: int,
+    observation: Any, reward: SupportsFloat, terminated: bool, truncated: bool,
+    info: dict[str, Any], *, index: int,
 ) -> dict[str, Any]:
     """The fields of trace step ``index`` that the env decides, from what ``env.step`` returned.
 
@@ -380,7 +381,7 @@ class EvalReport:
     versions: dict[str, str]
 
     def to_json(self) -> dict[str, Any]:
-        data = {"schema": SCHEMA}
+        data: dict[str, Any] = {"schema": SCHEMA}
         for f in fields(self):
             value = getattr(self, f.name)
             data[f.name] = [e.to_json() for e in value] if f.name == "episodes" else value
@@ -434,6 +435,7 @@ def _verifier(env: gym.Env) -> dict[str, Any]:
     # What every step's info["verifier"] says (core.TextEnv._info), read without a reset:
     # resetting a terminal env would start a sandbox just to learn a name.
     base = env.unwrapped
+    assert isinstance(base, TextEnv)  # evaluate makes its env with make_text_env
     return {
         "name": base.verifier_name,
         "version": base.verifier_version,

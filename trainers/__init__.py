@@ -26,17 +26,20 @@ the trainer modules. Import them from :mod:`agentgym.trainers.advantages`.
 ([0.5, -0.5], 1.0)
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentgym.trainers.advantages import (
+from .advantages import (
     VPRAdvantages,
     discounted_returns,
     dr_grpo,
     gigpo,
     zero_spread_fraction,
 )
-from agentgym.trainers.config import GRPOConfig, SFTConfig, VPRConfig, load_config
-from agentgym.trainers.records import StepRecord, StepTable, state_key
+from .config import GRPOConfig, SFTConfig, VPRConfig, load_config
+from .records import StepRecord, StepTable, state_key
+
+if TYPE_CHECKING:  # at run time __getattr__ imports them on first use (they need torch)
+    from .loss import collate, policy_loss, sequence_logprobs
 
 __all__ = [
     "GRPOConfig",
@@ -62,7 +65,7 @@ _LAZY = {"collate", "policy_loss", "sequence_logprobs"}
 def __getattr__(name: str) -> Any:
     # The loss needs torch; importing it only when asked keeps `agentgym --help` fast.
     if name in _LAZY:
-        from agentgym.trainers import loss
+        from . import loss
 
         return getattr(loss, name)
     raise AttributeError(f"module 'agentgym.trainers' has no attribute {name!r}")

@@ -24,9 +24,10 @@ from typing import Any
 
 from rich.console import Console
 
-from agentgym.trainers.config import (
+from .config import (
     CONFIGS,
     RunConfig,
+    SFTConfig,
     config_dict,
     config_from_dict,
     load_config,
@@ -99,15 +100,18 @@ def check_run(algo: str, cfg: RunConfig) -> None:
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"device {cfg.device!r}: no CUDA GPU is available here; use cpu")
     if cfg.resume:
-        from agentgym.trainers.grpo import run_dir
+        from .grpo import run_dir
 
         if not (run_dir(cfg, algo) / "checkpoint" / "state.pt").is_file():
             raise ValueError(f"--resume: no checkpoint in {run_dir(cfg, algo)}/checkpoint")
+    oracle_agent = False
     if algo == "sft":
         from agentgym.agents import agent_names
 
-        if cfg.agent not in agent_names():  # type: ignore[attr-defined]
+        assert isinstance(cfg, SFTConfig)  # read_config builds the config class of the algo
+        if cfg.agent not in agent_names():
             raise ValueError(f"unknown agent {cfg.agent!r}; agents: {', '.join(agent_names())}")
+        oracle_agent = cfg.agent == "oracle"
     # Build the env once: its kwargs are judged now, and VPR needs its oracle.
     try:
         env = gym.make(cfg.env, **cfg.env_kwargs)
@@ -119,9 +123,7 @@ def check_run(algo: str, cfg: RunConfig) -> None:
                 f"{cfg.env} has no score_actions(), which VPR needs to score candidates; "
                 "train it with --algo grpo"
             )
-        if algo == "sft" and cfg.agent == "oracle" and not callable(  # type: ignore[attr-defined]
-            getattr(env.unwrapped, "oracle_actions", None)
-        ):
+        if oracle_agent and not callable(getattr(env.unwrapped, "oracle_actions", None)):
             raise ValueError(f"{cfg.env} has no oracle_actions() for --agent oracle")
     finally:
         env.close()
@@ -138,12 +140,12 @@ def cmd_train(args: argparse.Namespace, console: Console) -> int:
         hint = "install the train extra: pip install 'agentgym[train]'"
         raise ImportError(f"{exc}; {hint}") from None
     if args.algo == "grpo":
-        from agentgym.trainers.grpo import train
+        from .grpo import train
     elif args.algo == "vpr":
-        from agentgym.trainers.vpr import train
+        from .vpr import train
     else:
-        from agentgym.trainers.sft import train
-    from agentgym.trainers.grpo import run_dir
+        from .sft import train
+    from .grpo import run_dir
 
     rows = train(cfg, console=console)  # type: ignore[arg-type]
     out = run_dir(cfg, args.algo)

@@ -141,6 +141,7 @@ class RunConfig(EnvConfig):
     @field_validator("*", mode="before")
     @classmethod
     def _text(cls, value: Any, info: ValidationInfo) -> Any:
+        assert info.field_name is not None  # None only in a model validator, never in a field's
         return _from_text(cls.model_fields[info.field_name].annotation, value)
 
     @field_validator("env_kwargs", mode="before")

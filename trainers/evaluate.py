@@ -28,7 +28,8 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym.rewards import combine_rewards
-from agentgym.trainers.config import RLConfig
+
+from .config import RLConfig
 
 __all__ = ["greedy_eval"]
 
@@ -36,7 +37,7 @@ __all__ = ["greedy_eval"]
 def greedy_eval(make_env: Callable[[], gym.Env], policy: Any, cfg: RLConfig) -> dict[str, float]:
     """``eval_success_rate``, ``eval_reward_mean`` (in ``cfg.reward_mode``),
     ``eval_valid_action_rate``, ``eval_episodes`` and ``eval_s`` over ``cfg.eval_seeds``."""
-    from agentgym.trainers.rollout import rollout_groups
+    from .rollout import rollout_groups
 
     began = time.perf_counter()
     table = rollout_groups(make_env, policy, seeds=list(cfg.eval_seeds), group_size=1,

@@ -33,22 +33,23 @@ import torch
 from rich.console import Console
 
 from agentgym.progress import progress_bar
-from agentgym.trainers.advantages import dr_grpo, gigpo, grpo, scale_negatives, zero_spread_fraction
-from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
-from agentgym.trainers.config import GRPOConfig, RLConfig, RunConfig, config_dict, update_seed
-from agentgym.trainers.evaluate import greedy_eval
-from agentgym.trainers.loss import (
+
+from .advantages import dr_grpo, gigpo, grpo, scale_negatives, zero_spread_fraction
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import GRPOConfig, RLConfig, RunConfig, config_dict, update_seed
+from .evaluate import greedy_eval
+from .loss import (
     collate,
     logprob_gap,
     policy_loss,
     sequence_logprobs,
     truncated_is_weights,
 )
-from agentgym.trainers.memory import set_mmap_threshold
-from agentgym.trainers.metrics import MetricsLog, plot_metrics, rollout_metrics
-from agentgym.trainers.optim import make_optimizer, optimizer_step
-from agentgym.trainers.records import StepRecord, StepTable
-from agentgym.trainers.rollout import Policy
+from .memory import set_mmap_threshold
+from .metrics import MetricsLog, plot_metrics, rollout_metrics
+from .optim import make_optimizer, optimizer_step
+from .records import StepRecord, StepTable
+from .rollout import Policy
 
 __all__ = [
     "DiskReference",
@@ -108,11 +109,13 @@ def load_policy(cfg: RunConfig) -> Policy:
         from peft import LoraConfig, get_peft_model
 
         torch.manual_seed(cfg.seed)  # the adapters' initial weights
-        lora = LoraConfig(r=cfg.lora_rank, lora_alpha=cfg.lora_alpha,
+        # peft annotates lora_alpha as int, but only divides it by r: a float alpha works.
+        lora = LoraConfig(r=cfg.lora_rank, lora_alpha=cfg.lora_alpha,  # pyright: ignore[reportArgumentType]
                           target_modules="all-linear", task_type="CAUSAL_LM")
         model = get_peft_model(model, lora)
     half = compute_dtype(cfg)
-    sampler = make_sampler(model, tokenizer, **({"dtype": half} if half is not None else {}))
+    options: dict[str, Any] = {"dtype": half} if half is not None else {}
+    sampler = make_sampler(model, tokenizer, **options)
     return Policy(sampler=sampler, tokenizer=tokenizer, model=model)
 
 
@@ -256,6 +259,17 @@ def _spans(count: int, minibatch: int, micro: int) -> list[list[tuple[int, int]]
             for s in range(0, count, minibatch)]
 
 
+def _on_weights(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> Callable[..., Any]:
+    """``model``'s forward on the weights in ``state`` (``torch.func.functional_call``): the
+    closure holds the only reference to them, so dropping it frees them."""
+
+    def forward(**kwargs: Any) -> Any:
+        return torch.func.functional_call(model, state, args=(), kwargs=kwargs,
+                                         tie_weights=False)  # both keys are in state
+
+    return forward
+
+
 def ppo_update(
     policy: Policy,
     optimizer: torch.optim.Optimizer,
@@ -292,11 +306,7 @@ def ppo_update(
     model.train()
     reference: Any = ref_model
     if isinstance(ref_model, DiskReference):  # the trained modules on the initial weights
-        state = ref_model.load()
-
-        def reference(**kwargs: Any) -> Any:
-            return torch.func.functional_call(model, state, args=(), kwargs=kwargs,
-                                             tie_weights=False)  # both keys are in state
+        reference = _on_weights(model, ref_model.load())
 
     batches, old, ref = {}, {}, {}
     gap_sum, gap_max, tokens = 0.0, 0.0, 0.0
@@ -318,7 +328,7 @@ def ppo_update(
                 with model.disable_adapter():  # LoRA: the base model is the initial one
                     ref[span] = forward(model, batch)
 
-    reference = state = None  # a DiskReference's weights are read; let them go
+    reference = None  # a DiskReference's weights are read; let them go
     # 2. The clipped-ratio steps.
     totals: dict[str, float] = {}
     steps = 0
@@ -396,7 +406,7 @@ def train(
     cfg.check()
     console = console or Console(stderr=True, highlight=False)
     if rollout is None:
-        from agentgym.trainers.rollout import rollout_groups as rollout
+        from .rollout import rollout_groups as rollout
 
     def one_update(run: RLRun, update: int) -> tuple[dict[str, Any], str]:
         # 1. Rollouts: `groups` seeds, `group_size` episodes each.

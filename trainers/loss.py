@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import torch
 
@@ -199,6 +200,22 @@ def logprob_gap(a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor) -> tuple[f
     return float(gap.mean()), float(gap.max())
 
 
+# The overloads say what ``with_entropy`` returns: the log-probs alone, or with the entropy.
+@overload
+def token_logprobs(
+    logits: torch.Tensor, targets: torch.Tensor, *, temperature: float = ...,
+    with_entropy: Literal[False] = ..., chunk_rows: int = ...,
+) -> torch.Tensor: ...
+@overload
+def token_logprobs(
+    logits: torch.Tensor, targets: torch.Tensor, *, temperature: float = ...,
+    with_entropy: Literal[True], chunk_rows: int = ...,
+) -> tuple[torch.Tensor, torch.Tensor]: ...
+@overload
+def token_logprobs(
+    logits: torch.Tensor, targets: torch.Tensor, *, temperature: float = ...,
+    with_entropy: bool, chunk_rows: int = ...,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]: ...
 def token_logprobs(
     logits: torch.Tensor,
     targets: torch.Tensor,
@@ -241,6 +258,24 @@ def token_logprobs(
     return out.reshape(shape), ent.reshape(shape)
 
 
+@overload
+def sequence_logprobs(
+    model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+    completion_mask: torch.Tensor, *, temperature: float = ...,
+    with_entropy: Literal[False] = ..., autocast_dtype: torch.dtype | None = ...,
+) -> torch.Tensor: ...
+@overload
+def sequence_logprobs(
+    model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+    completion_mask: torch.Tensor, *, temperature: float = ...,
+    with_entropy: Literal[True], autocast_dtype: torch.dtype | None = ...,
+) -> tuple[torch.Tensor, torch.Tensor]: ...
+@overload
+def sequence_logprobs(
+    model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+    completion_mask: torch.Tensor, *, temperature: float = ...,
+    with_entropy: bool, autocast_dtype: torch.dtype | None = ...,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]: ...
 def sequence_logprobs(
     model: torch.nn.Module,
     input_ids: torch.Tensor,
@@ -286,8 +321,11 @@ def sequence_logprobs(
             logits = model(**kwargs).logits
     logits = logits[:, -keep:-1]  # predictions for the last keep-1 columns
     targets = input_ids[:, width - keep + 1 :]
-    result = token_logprobs(logits, targets, temperature=temperature, with_entropy=with_entropy)
-    picked, entropy = result if with_entropy else (result, None)
+    if with_entropy:
+        picked, entropy = token_logprobs(logits, targets, temperature=temperature,
+                                         with_entropy=True)
+    else:
+        picked, entropy = token_logprobs(logits, targets, temperature=temperature), None
     mask = completion_mask.to(picked.dtype)
     head = torch.zeros_like(mask[:, : width - keep + 1])
     token_lps = torch.cat([head, picked], dim=1) * mask

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.rewards import combine_rewards
-from agentgym.trainers.records import StepTable
+
+from .records import StepTable
 
 __all__ = [
     "TIMING_KEYS",

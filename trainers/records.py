@@ -36,12 +36,15 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agentgym.evaluation import observation_digest
 from agentgym.rewards import combine_rewards
+
+if TYPE_CHECKING:  # rollout imports this module; the name is only an annotation here
+    from .rollout import RolloutStats
 
 __all__ = ["COLUMNS", "StepRecord", "StepTable", "state_key"]
 
@@ -226,6 +229,10 @@ class StepTable:
     ...
     ValueError: trajectory 0: turn 2 follows turn 0 (turns must be consecutive from 0)
     """
+
+    #: The totals of the rollout that produced the table, which the rollouts set; a table
+    #: built otherwise has no such attribute (read it with ``getattr(table, "stats", None)``).
+    stats: RolloutStats
 
     def __init__(self, records: Iterable[StepRecord] = ()) -> None:
         self._records: list[StepRecord] = []

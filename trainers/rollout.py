@@ -51,8 +51,9 @@ import numpy as np
 
 from agentgym.llm.chat import ChatTokens
 from agentgym.llm.sampler import Sample, Sampler
-from agentgym.trainers.records import StepRecord, StepTable, state_key
 from agentgym.wrappers.chat import render_user, stop_sequences_for, system_prompt_for
+
+from .records import StepRecord, StepTable, state_key
 
 __all__ = ["Policy", "RolloutStats", "rollout_groups", "rollout_state_groups"]
 
@@ -346,7 +347,7 @@ def rollout_groups(
     finally:
         for env in envs:
             env.close()
-    table.stats = stats  # type: ignore[attr-defined]
+    table.stats = stats
     return table
 
 
@@ -465,5 +466,5 @@ def rollout_state_groups(
     finally:
         for env in envs:
             env.close()
-    table.stats = stats  # type: ignore[attr-defined]
+    table.stats = stats
     return table

@@ -28,9 +28,11 @@ from rich.console import Console
 
 from agentgym.agents import make_agent
 from agentgym.llm.chat import ChatTokens
-from agentgym.trainers.checkpoint import load_checkpoint, save_checkpoint
-from agentgym.trainers.config import SFTConfig, config_dict, update_seed
-from agentgym.trainers.grpo import (
+from agentgym.wrappers.chat import render_user, system_prompt_for
+
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import SFTConfig, config_dict, update_seed
+from .grpo import (
     Policy,
     compute_dtype,
     finish_run,
@@ -40,10 +42,9 @@ from agentgym.trainers.grpo import (
     run_dir,
     trainable,
 )
-from agentgym.trainers.loss import collate, sequence_logprobs
-from agentgym.trainers.metrics import MetricsLog
-from agentgym.trainers.optim import make_optimizer, optimizer_step
-from agentgym.wrappers.chat import render_user, system_prompt_for
+from .loss import collate, sequence_logprobs
+from .metrics import MetricsLog
+from .optim import make_optimizer, optimizer_step
 
 __all__ = ["agent_turns", "train"]
 

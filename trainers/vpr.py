@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from agentgym.trainers.advantages import vpr
-from agentgym.trainers.config import VPRConfig, update_seed
-from agentgym.trainers.grpo import Policy, RLRun, ppo_update, run_updates
-from agentgym.trainers.metrics import rollout_metrics
+from .advantages import vpr
+from .config import VPRConfig, update_seed
+from .grpo import Policy, RLRun, ppo_update, run_updates
+from .metrics import rollout_metrics
 
 __all__ = ["train"]
 
@@ -50,7 +50,7 @@ def train(
     cfg.check()
     console = console or Console(stderr=True, highlight=False)
     if rollout is None:
-        from agentgym.trainers.rollout import rollout_state_groups as rollout
+        from .rollout import rollout_state_groups as rollout
 
     def one_update(run: RLRun, update: int) -> tuple[dict[str, Any], str]:
         # 1. State-group rollouts: k scored candidates at each visited state.

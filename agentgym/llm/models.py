@@ -254,7 +254,9 @@ def load_model(
         _drop_gguf_marker(model)
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = model.to(device=device, dtype=dtype) if dtype is not None else model.to(device)
+    # transformers declares PreTrainedModel.to with functools.wraps(torch.nn.Module.to), which
+    # pyright reads as the unbound method (self first): the calls are right.
+    model = model.to(device=device, dtype=dtype) if dtype is not None else model.to(device)  # pyright: ignore[reportCallIssue, reportArgumentType]
     return model.eval(), tokenizer
 
 

@@ -601,7 +601,8 @@ class TransformersSampler:
         self.shares_weights = weights == "model" and share_weights and (
             self.device == first.device and self.dtype == first.dtype
         )
-        self.model = model if self.shares_weights else self._copy(model)
+        # Any, not Optional: sync sets it to None only while it builds the next copy.
+        self.model: Any = model if self.shares_weights else self._copy(model)
         pad = tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else tokenizer.eos_token_id)
         self.end_ids = _end_ids(model, tokenizer)

@@ -17,7 +17,7 @@ policy is being trained to use the tag, that leniency hides format failures, so
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -73,8 +73,10 @@ class ExtractAction(gym.Wrapper):
         charset = inner.characters if isinstance(inner, spaces.Text) else TEXT_CHARSET
         self.action_space = spaces.Text(max_length=max_text_length, min_length=0, charset=charset)
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        limit = self.action_space.max_length
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        space = self.action_space
+        assert isinstance(space, spaces.Text)  # __init__ made it one (gym.Wrapper types a Space)
+        limit = space.max_length
         if isinstance(action, str) and len(action) > limit:
             raw = action[:200] + f"... ({len(action)} characters)"
             extracted, error = "", f"the text is {len(action)} characters; the limit is {limit}"

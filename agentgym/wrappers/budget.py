@@ -16,7 +16,7 @@ treating the cut as a loss.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
@@ -61,7 +61,7 @@ class StepBudget(gym.Wrapper):
         self._last_terminated = False
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         if self._spent and self._last is not None:
             obs, last_info = self._last
             info = {

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
@@ -244,7 +244,7 @@ class ChatObservation(gym.Wrapper):
         info["messages"] = self._messages(obs, info)
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step with the agent's text, or with its assistant message (:func:`assistant_action`)."""
         if isinstance(action, Mapping):
             action = assistant_action(action, tools=self._tools)

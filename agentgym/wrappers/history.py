@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
@@ -133,7 +133,7 @@ class HistoryWindow(gym.Wrapper):
         info["history"] = []
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         if self._prompt is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         obs, reward, terminated, truncated, info = self.env.step(action)
