@@ -43,6 +43,7 @@ from agentgym.sandbox.docker_cleanup import (
     process_start,
     reap_orphans,
     remove_container,
+    remove_container_id,
 )
 from agentgym.sandbox.docker_client import connect, docker_available
 from agentgym.sandbox.docker_sandbox import DockerSandbox
@@ -321,7 +322,7 @@ class DockerBackend:
             data = b""
         finally:
             # Retried like every removal: a silent single try left seed containers behind.
-            remove_container(self.client.containers.prepare_model({"Id": cid}))
+            remove_container_id(self.client, cid)
         with self._lock:
             self._seeds[key] = data
         return data
@@ -389,7 +390,7 @@ class DockerBackend:
             labels = summary.get("Labels") or {}
             log.info("removing container %s (%s) left after close", summary["Id"][:12],
                      labels.get(f"{LABEL}.role", "?"))
-            remove_container(self.client.containers.prepare_model({"Id": summary["Id"]}))
+            remove_container_id(self.client, summary["Id"])
 
     def __enter__(self) -> DockerBackend:
         return self

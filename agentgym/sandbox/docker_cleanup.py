@@ -22,7 +22,8 @@ from typing import Any
 
 from agentgym.sandbox.docker_client import connect
 
-__all__ = ["LABEL", "Reaper", "owner_labels", "process_start", "reap_orphans", "remove_container"]
+__all__ = ["LABEL", "Reaper", "owner_labels", "process_start", "reap_orphans", "remove_container",
+           "remove_container_id"]
 
 LABEL = "agentgym.sandbox"
 
@@ -75,7 +76,7 @@ def reap_orphans(client: Any = None) -> int:
         if started and started == labels.get(f"{LABEL}.pidstart", started):
             continue  # the owner still runs
         # Retried like every removal (a busy daemon); one already gone counts as removed.
-        remove_container(client.containers.prepare_model({"Id": summary["Id"]}))
+        remove_container_id(client, summary["Id"])
         removed += 1
     return removed
 
@@ -115,6 +116,12 @@ def remove_container(container: Any, *, attempts: int = 4, pause_s: float = 0.25
                             (str(exc).splitlines() or [type(exc).__name__])[0][:200])
                 return
             time.sleep(pause_s * 2**attempt)
+
+
+def remove_container_id(client: Any, container_id: str) -> None:
+    """:func:`remove_container` for a container known only by its id (a listing's summary, a
+    low-level create): no lookup first, which a container already gone would fail."""
+    remove_container(client.containers.prepare_model({"Id": container_id}))
 
 
 class Reaper:

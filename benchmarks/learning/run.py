@@ -120,16 +120,17 @@ def parse_sets(pairs: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
+        key = key.strip()
+        if not sep or not key:
             raise ValueError(f"--set takes KEY=VALUE, got {pair!r}")
-        if key.strip() in PROTOCOL_KEYS:
-            raise ValueError(f"--set {key.strip()}: the protocol sets it for each job")
-        if key.strip() not in known:
-            raise ValueError(f"--set {key.strip()}: not a trainer config key")
+        if key in PROTOCOL_KEYS:
+            raise ValueError(f"--set {key}: the protocol sets it for each job")
+        if key not in known:
+            raise ValueError(f"--set {key}: not a trainer config key")
         try:
-            out[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+            out[key] = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:
-            out[key.strip()] = value
+            out[key] = value
     return out
 
 
